@@ -1,0 +1,44 @@
+// Sizes and shapes derived from a (scheme, shape) pair, as Burn lays them out: blocks per
+// dimension, the scale grid, storage elements (a packed store pads each line of the packed
+// dimension on its own) and the serialized bytes [values][block or tensor scales][f32 global].
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scheme/scheme.hpp"
+#include "scheme/status.hpp"
+#include "scheme/validate.hpp"
+
+namespace qscheme {
+
+struct Layout {
+  std::vector<std::uint64_t> shape;
+  // Block extents expanded to the tensor's rank (right-aligned, missing leading extents are 1).
+  // Without a block level, the whole tensor is one block: block == shape.
+  std::vector<std::uint64_t> block;
+  // ceil(shape[i] / block[i]); all ones for a per-tensor scheme. A partial block takes a scale.
+  std::vector<std::uint64_t> blocks_per_dim;
+  std::uint64_t elements = 0;
+  // Innermost-level scales: prod(blocks_per_dim) with a block level, else 1.
+  std::uint64_t scales = 0;
+  // Axis (0 = outermost) along which codes are packed, or -1 when one code is one element.
+  int packed_axis = -1;
+  int codes_per_storage_element = 1;
+  int storage_element_bytes = 1;
+  std::uint64_t storage_elements = 0;
+  std::uint64_t value_bytes = 0;
+  std::uint64_t scale_bytes = 0;   // scales * bytes of the innermost dtype
+  std::uint64_t global_bytes = 0;  // 4 for a two-level scheme, else 0
+  std::uint64_t total_bytes = 0;
+};
+
+namespace detail {
+// The structural shape rules of validate() (rank, packed dim, block rank), without sizes.
+Status validate_shape_rules(const Scheme& s, Shape shape);
+}  // namespace detail
+
+// Validates, then computes the layout with overflow-checked arithmetic.
+Result<Layout> make_layout(const Scheme& s, Shape shape);
+
+}  // namespace qscheme

@@ -1,0 +1,40 @@
+#include "scheme/space.hpp"
+
+namespace qscheme {
+
+const std::vector<Scheme>& tuple_space() {
+  static const std::vector<Scheme> kSpace = [] {
+    std::vector<Store> stores{Store::native()};
+    for (std::uint8_t d = 0; d < 3; ++d) stores.push_back(Store::packed_native(d));
+    for (std::uint8_t d = 0; d < 3; ++d) stores.push_back(Store::packed_u32(d));
+    const std::vector<BlockSize> sizes{BlockSize::of({16}), BlockSize::of({32}), BlockSize::of({4, 4}),
+                                       BlockSize::of({2, 3, 5}), BlockSize::of({255})};
+    std::vector<std::optional<ScaleDtype>> tensors{std::nullopt};
+    for (ScaleDtype d : kAllScaleDtypes) tensors.emplace_back(d);
+    std::vector<std::optional<BlockLevel>> blocks{std::nullopt};
+    for (ScaleDtype d : kAllScaleDtypes) {
+      for (const BlockSize& b : sizes) blocks.emplace_back(BlockLevel{b, d});
+    }
+    std::vector<Scheme> out;
+    for (Value v : kAllValues) {
+      for (Store st : stores) {
+        for (Mode m : {Mode::sym, Mode::lookup}) {
+          for (const auto& t : tensors) {
+            for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
+          }
+        }
+      }
+    }
+    return out;
+  }();
+  return kSpace;
+}
+
+const std::vector<std::vector<std::uint64_t>>& shape_set() {
+  static const std::vector<std::vector<std::uint64_t>> kShapes{
+      {0}, {1}, {7}, {3, 5}, {2, 3, 4}, {64, 64}, {}, {5, 0}, {33}, {3, 17, 9},
+  };
+  return kShapes;
+}
+
+}  // namespace qscheme

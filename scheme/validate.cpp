@@ -1,0 +1,88 @@
+#include "scheme/validate.hpp"
+
+#include <string>
+
+#include "scheme/layout.hpp"
+#include "scheme/text.hpp"
+
+namespace qscheme {
+namespace {
+
+std::string quoted(const Scheme& s) { return "'" + format_scheme(s) + "'"; }
+
+}  // namespace
+
+Status validate_scheme(const Scheme& s) {
+  if (s.store.kind == StoreKind::packed_native && !has_native_pair_form(s.value)) {
+    return {ErrorCode::packed_native_unsupported,
+            quoted(s) + ": " + std::string(to_string(s.value)) +
+                " has no native packed form (only e2m1 packs two codes a byte); use native or "
+                "packed-u32(" + std::to_string(s.store.dim) + ")"};
+  }
+  if (s.block) {
+    const auto ext = s.block->size.extents();
+    for (std::size_t i = 0; i < ext.size(); ++i) {
+      if (ext[i] == 0) {
+        return {ErrorCode::zero_block_extent,
+                quoted(s) + ": block extent " + std::to_string(i) +
+                    " is 0; every extent must be 1 to 255",
+                i};
+      }
+    }
+  }
+  if (s.two_level()) {
+    const ScaleDtype d = s.block->dtype;
+    if (d != ScaleDtype::f16 && d != ScaleDtype::ue4m3) {
+      return {ErrorCode::two_level_block_dtype,
+              quoted(s) + ": a two-level scheme normalises block scales into a dtype no wider "
+                          "than f16, but " + std::string(to_string(d)) +
+                  " reaches beyond f16's range; use block[...]=f16 or =ue4m3, or drop the tensor level"};
+    }
+    if (*s.tensor != ScaleDtype::f32) {
+      return {ErrorCode::two_level_global_dtype,
+              quoted(s) + ": the per-tensor scale of a two-level scheme is stored as f32, got " +
+                  std::string(to_string(*s.tensor)) + "; use tensor=f32"};
+    }
+  }
+  if (s.mode == Mode::lookup) {
+    return {ErrorCode::lookup_table_missing,
+            quoted(s) + ": lookup mode decodes codes through a table, and no lookup table was "
+                        "supplied; use sym mode"};
+  }
+  return {};
+}
+
+namespace detail {
+
+Status validate_shape_rules(const Scheme& s, Shape shape) {
+  const std::size_t rank = shape.size();
+  if (rank > kMaxRank) {
+    return {ErrorCode::rank_too_large,
+            "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of " +
+                std::to_string(kMaxRank) + "; reshape it first"};
+  }
+  if (s.store.kind != StoreKind::native && s.store.dim >= rank) {
+    return {ErrorCode::packing_dim_out_of_range,
+            quoted(s) + ": packed dim " + std::to_string(s.store.dim) +
+                " (counted from the innermost) is outside a rank-" + std::to_string(rank) +
+                " tensor; use a dim below " + std::to_string(rank) +
+                (rank == 0 ? " (a scalar cannot be packed: use native)" : "")};
+  }
+  if (s.block && s.block->size.rank() > rank) {
+    return {ErrorCode::block_rank_exceeds_tensor,
+            quoted(s) + ": the block has " + std::to_string(s.block->size.rank()) +
+                " dims but the tensor only " + std::to_string(rank) +
+                "; use a block with at most as many dims as the tensor"};
+  }
+  return {};
+}
+
+}  // namespace detail
+
+Status validate(const Scheme& s, Shape shape) {
+  // make_layout applies validate_scheme and the shape rules, then the size arithmetic: a shape
+  // is supported only if its sizes fit.
+  return make_layout(s, shape).status();
+}
+
+}  // namespace qscheme
