@@ -1,0 +1,20 @@
+#include "scheme/quantized.hpp"
+
+namespace qscheme {
+
+std::string_view to_string(Profile p) { return p == Profile::exact ? "exact" : "burn"; }
+std::string_view to_string(Calibration c) { return c == Calibration::minmax ? "minmax" : "absmean"; }
+
+std::optional<Profile> profile_from_string(std::string_view s) {
+  if (s == "exact") return Profile::exact;
+  if (s == "burn") return Profile::burn;
+  return std::nullopt;
+}
+
+std::optional<Calibration> calibration_from_string(std::string_view s) {
+  if (s == "minmax") return Calibration::minmax;
+  if (s == "absmean") return Calibration::absmean;
+  return std::nullopt;
+}
+
+}  // namespace qscheme

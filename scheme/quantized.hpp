@@ -1,0 +1,62 @@
+// The engine-independent result types both engines produce and consume: a quantized tensor
+// (codes and stored scales as exact bit patterns), the options that steer quantization, and
+// caller-supplied scales. Both reference/ and fast/ speak these types, so their outputs can be
+// compared with ==.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "scheme/scheme.hpp"
+#include "scheme/status.hpp"
+
+namespace qscheme {
+
+// How the arithmetic is done (docs/SEMANTICS.md).
+//  exact: every step exact, one named rounding per stored quantity (the default).
+//  burn:  Burn's ndarray arithmetic, f32 at every step, ties away from zero.
+enum class Profile : std::uint8_t { exact, burn };
+enum class Calibration : std::uint8_t { minmax, absmean };
+
+std::string_view to_string(Profile p);
+std::string_view to_string(Calibration c);
+std::optional<Profile> profile_from_string(std::string_view s);
+std::optional<Calibration> calibration_from_string(std::string_view s);
+
+// Scales supplied by the caller instead of calibration (ONNX QuantizeLinear, Burn's quantize
+// with qparams). `block` holds one scale per innermost-level scale of the layout (one entry for
+// a per-tensor scheme), row-major over the block grid; `global` is present exactly for a
+// two-level scheme. Each is rounded up to its dtype before use, and that is what is stored.
+struct GivenScales {
+  std::vector<float> block;
+  std::optional<float> global;
+};
+
+struct QuantizeOptions {
+  Profile profile = Profile::exact;
+  Calibration calibration = Calibration::minmax;
+  // When set, calibration is skipped and these scales are used.
+  std::optional<GivenScales> scales;
+};
+
+// A quantized tensor in logical form.
+struct QuantizedTensor {
+  Scheme scheme;
+  Profile profile = Profile::exact;
+  std::vector<std::uint64_t> shape;
+  // One code per element, row-major. Integer kinds: the signed value. Float kinds: the unsigned
+  // bit pattern (e4m3/e5m2: 8 bits, e2m1: 4 bits, sign in the top bit).
+  std::vector<std::int32_t> codes;
+  // The stored innermost-level scales as bit patterns of their dtype (f32: 32 bits, f16/bf16:
+  // 16 bits, ue8m0/ue4m3: 8 bits), one per block row-major over the block grid, or one for a
+  // per-tensor scheme.
+  std::vector<std::uint32_t> scale_bits;
+  // The f32 bit pattern of the per-tensor scale of a two-level scheme.
+  std::optional<std::uint32_t> global_bits;
+
+  friend bool operator==(const QuantizedTensor&, const QuantizedTensor&) = default;
+};
+
+}  // namespace qscheme
