@@ -15,8 +15,8 @@
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 
-#ifndef QSCHEME_GOLDEN_PATH
-#error "QSCHEME_GOLDEN_PATH must name burn-golden.json"
+#ifndef QSCHEME_GOLDEN_JSON
+#error "QSCHEME_GOLDEN_JSON must name burn-golden.json"
 #endif
 
 using namespace qscheme;
@@ -124,8 +124,8 @@ Status decode_status(const Scheme& s, std::vector<std::uint64_t> shape, const By
 // Golden vectors: ops pack, bytes and blocks of burn-golden.json.
 
 BOOST_AUTO_TEST_CASE(golden_pack_bytes_blocks_vectors) {
-  std::ifstream in(QSCHEME_GOLDEN_PATH);
-  BOOST_REQUIRE_MESSAGE(in.good(), "cannot open golden vectors at " QSCHEME_GOLDEN_PATH);
+  std::ifstream in(QSCHEME_GOLDEN_JSON);
+  BOOST_REQUIRE_MESSAGE(in.good(), "cannot open golden vectors at " QSCHEME_GOLDEN_JSON);
   const nlohmann::json doc = nlohmann::json::parse(in);
   int packs = 0, bytes = 0, blocks = 0;
   for (const auto& v : doc.at("vectors")) {
