@@ -712,3 +712,29 @@ BOOST_AUTO_TEST_CASE(round_trips_over_every_supported_scheme_and_shape) {
   BOOST_TEST(mutations_ok > 0u);
   BOOST_TEST(mutations_ok < mutations);
 }
+
+// decode's validity rules agree with what the reference engine accepts as a stored pattern
+// (values.hpp): every pattern of every narrow dtype and code width, and a sweep of f32 patterns.
+BOOST_AUTO_TEST_CASE(validity_rules_agree_with_the_engine) {
+  std::uint64_t checked = 0;
+  for (ScaleDtype d : kAllScaleDtypes) {
+    const std::uint64_t end = d == ScaleDtype::f32 ? (1ull << 32) : (1ull << (info(d).bytes * 8)) + 0x100;
+    const std::uint64_t step = d == ScaleDtype::f32 ? 65521 : 1;
+    for (std::uint64_t b = 0; b < end; b += step) {
+      const auto bits = static_cast<std::uint32_t>(b);
+      const bool ours = !reference::scale_problem(d, bits);
+      const bool engine = reference::scale_value(d, bits).ok();
+      if (ours != engine) BOOST_ERROR(to_string(d) << " pattern " << bits << ": decode " << ours << ", engine " << engine);
+      ++checked;
+    }
+  }
+  for (Value v : kAllValues) {
+    for (std::int32_t c = -300; c <= 300; ++c) {
+      const bool ours = !reference::code_problem(v, c);
+      const bool engine = reference::code_value(v, c).ok();
+      if (ours != engine) BOOST_ERROR(to_string(v) << " code " << c << ": decode " << ours << ", engine " << engine);
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked > 200000u);
+}
