@@ -131,6 +131,11 @@ Result<QuantizedTensor> read(std::string_view text) {
     j = Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
     return invalid(std::string("not valid JSON: ") + e.what(), e.byte);
+  } catch (const Json::out_of_range& e) {
+    // The only out_of_range the parser raises: a number beyond f32's range.
+    return Status(ErrorCode::corrupt_bytes, std::string("Q.json: a number is beyond f32's range: ") + e.what());
+  } catch (const Json::exception& e) {
+    return invalid(std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) return invalid("the document must be a JSON object");
   for (const auto& [key, value] : j.items()) {
