@@ -38,8 +38,9 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
     if (!v) return R(ErrorCode::corrupt_bytes, "global scale: " + v.status().message(), q.scale_bits.size());
   }
   for (std::size_t n = 0; n < q.codes.size(); ++n) {
-    Result<ExactValue> v = code_value(q.scheme.value, q.codes[n]);
-    if (!v) return R(ErrorCode::corrupt_bytes, "element " + std::to_string(n) + ": " + v.status().message(), n);
+    if (is_valid_code(q.scheme.value, q.codes[n])) continue;
+    const Status why = code_value(q.scheme.value, q.codes[n]).status();
+    return R(ErrorCode::corrupt_bytes, "element " + std::to_string(n) + ": " + why.message(), n);
   }
 
   Result<std::vector<Dyadic>> effective = effective_scales(q.scheme, q.profile, {q.scale_bits, q.global_bits});

@@ -44,6 +44,9 @@ enum class RoundMode { half_even, half_away, up, down };
 
 // round(q / 2^quantum_exp) with `mode`, as an integer.
 Integer round_quotient(const Quotient& q, int quantum_exp, RoundMode mode);
+// The same, always in arbitrary precision (round_quotient takes a 128-bit shortcut when the
+// operands allow; this is the path it must agree with).
+Integer round_quotient_wide(const Quotient& q, int quantum_exp, RoundMode mode);
 // floor(log2(q)); precondition q > 0.
 int floor_log2(const Quotient& q);
 
