@@ -110,6 +110,17 @@ int floor_log2(const Quotient& q) {
   return q.exp2 + (at_least_2k ? k : k - 1);
 }
 
+int compare(const Quotient& a, const Quotient& b) {
+  // a.num * b.den * 2^a.exp2 against b.num * a.den * 2^b.exp2, scaled to a common exponent.
+  Integer lhs = a.num * b.den;
+  Integer rhs = b.num * a.den;
+  if (lhs == 0 || rhs == 0) return lhs == rhs ? 0 : (lhs == 0 ? -1 : 1);
+  const int d = a.exp2 - b.exp2;
+  if (d >= 0) lhs <<= d;
+  else rhs <<= -d;
+  return lhs < rhs ? -1 : (lhs > rhs ? 1 : 0);
+}
+
 namespace {
 Integer signed_round(const Rational& v, RoundMode mode) {
   const Integer m = round_quotient(magnitude_of(v), 0, mode);
