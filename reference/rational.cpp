@@ -37,10 +37,10 @@ int bit_length(U128 v) {
 }
 
 Integer to_integer(U128 v) {
-  Integer r = static_cast<std::uint64_t>(v >> 64);
-  r <<= 64;
-  r |= static_cast<std::uint64_t>(v);
-  return r;
+  const auto hi = static_cast<std::uint64_t>(v >> 64);
+  const auto lo = static_cast<std::uint64_t>(v);
+  if (hi == 0) return Integer(lo);
+  return (Integer(hi) << 64) | Integer(lo);
 }
 
 bool both_narrow(const Quotient& q) { return q.num <= kU64Max && q.den <= kU64Max; }

@@ -279,6 +279,26 @@ BOOST_AUTO_TEST_CASE(two_level_all_zero) {
   }
 }
 
+// Burn's block_tensor_symmetric_int8: after normalisation the largest block scale is the block
+// dtype's maximum (448 for ue4m3; 65504 for f16), in both profiles, and block * global stays
+// within a rounding step of each block's ideal scale.
+BOOST_AUTO_TEST_CASE(two_level_largest_block_scale_is_the_dtype_maximum) {
+  const std::vector<float> x{-1.8f, -1.0f, 0.0f, 0.5f, -0.5f, 1.8f, 0.2f, 0.3f,
+                             0.01f, 0.02f, 0.03f, 0.04f, -0.01f, -0.02f, -0.03f, -0.04f};
+  for (Profile p : kProfiles) {
+    const auto u = quantize_ok(scheme("q8s:block[4]=ue4m3:tensor=f32"), {16}, x, opts(p));
+    BOOST_TEST(u.scale_bits[0] == 0x7Eu);
+    BOOST_TEST(u.scale_bits[1] == 0x7Eu);
+    const auto h = quantize_ok(scheme("q8s:block[4]=f16:tensor=f32"), {16}, x, opts(p));
+    BOOST_TEST(h.scale_bits[0] == 0x7BFFu);
+    // Block 2: alpha 0.04, ideal 0.04 / 127; the f16 grid is fine enough for 1e-3 relative error.
+    const double eff = reference::scale_value(ScaleDtype::f16, h.scale_bits[2])->f32 *
+                       static_cast<double>(std::bit_cast<float>(*h.global_bits));
+    BOOST_TEST(std::fabs(eff / (0.04 / 127) - 1) < 1e-3);
+    BOOST_TEST(h.codes[11] == 127);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(blocks)
