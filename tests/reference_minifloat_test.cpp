@@ -343,3 +343,21 @@ BOOST_AUTO_TEST_CASE(narrow_and_wide_quotient_rounding_agree) {
   }
   BOOST_TEST(checked == 100000);
 }
+
+BOOST_AUTO_TEST_CASE(named_integer_roundings) {
+  // Ties: even vs away from zero; non-ties agree.
+  BOOST_TEST(round_half_even_to_int(Rational(5, 2)) == 2);
+  BOOST_TEST(round_half_away_to_int(Rational(5, 2)) == 3);
+  BOOST_TEST(round_half_even_to_int(Rational(-5, 2)) == -2);
+  BOOST_TEST(round_half_away_to_int(Rational(-5, 2)) == -3);
+  BOOST_TEST(round_half_even_to_int(Rational(7, 2)) == 4);
+  BOOST_TEST(round_half_away_to_int(Rational(-7, 2)) == -4);
+  BOOST_TEST(round_half_even_to_int(Rational(-1, 2)) == 0);
+  BOOST_TEST(round_half_even_to_int(Rational(7, 3)) == 2);
+  BOOST_TEST(round_half_away_to_int(Rational(-8, 3)) == -3);
+  BOOST_TEST(round_half_even_to_int(Rational(-255, 2)) == -128);
+  // compare on unreduced quotients with different exponents.
+  BOOST_TEST(compare(Quotient{Integer(3), Integer(4), 1}, Quotient{Integer(3), Integer(2), 0}) == 0);
+  BOOST_TEST(compare(Quotient{Integer(1), Integer(3), 0}, Quotient{Integer(1), Integer(1), -2}) > 0);
+  BOOST_TEST(compare(Quotient{Integer(0), Integer(3), 40}, Quotient{Integer(1), Integer(1), -300}) < 0);
+}
