@@ -51,7 +51,8 @@ Result<Layout> make_layout(const Scheme& s, Shape shape) {
     if (!scales) return overflow(shape, "scale count");
     l.scales = *scales;
   } else {
-    l.block = l.shape;
+    // One block spans the tensor; an empty dim still gets extent 1 so no block is degenerate.
+    for (std::size_t i = 0; i < rank; ++i) l.block[i] = shape[i] == 0 ? 1 : shape[i];
     l.scales = 1;
   }
 

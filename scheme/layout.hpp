@@ -15,7 +15,7 @@ namespace qscheme {
 struct Layout {
   std::vector<std::uint64_t> shape;
   // Block extents expanded to the tensor's rank (right-aligned, missing leading extents are 1).
-  // Without a block level, the whole tensor is one block: block == shape.
+  // Without a block level, the whole tensor is one block: block == shape (an empty dim: 1).
   std::vector<std::uint64_t> block;
   // ceil(shape[i] / block[i]); all ones for a per-tensor scheme. A partial block takes a scale.
   std::vector<std::uint64_t> blocks_per_dim;

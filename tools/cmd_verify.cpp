@@ -1,0 +1,114 @@
+// `qscheme verify`: the main job. Runs the enumeration proof of the scheme model: every tuple of
+// the finite space against every shape of the fixed set, checking that each pair is either
+// supported with a self-consistent layout or rejected with a typed error, and that the text and
+// binary forms round-trip. Exits 1 if any check fails.
+#include <fmt/core.h>
+
+#include <map>
+
+#include "scheme/binary.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+#include "scheme/validate.hpp"
+#include "tools/command.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+struct Tally {
+  std::uint64_t checked = 0;
+  std::uint64_t failed = 0;
+  std::vector<std::string> first_failures;
+
+  void check(bool ok, const std::function<std::string()>& what) {
+    ++checked;
+    if (ok) return;
+    ++failed;
+    if (first_failures.size() < 10) first_failures.push_back(what());
+  }
+};
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// What must hold of a layout whatever the scheme: the parts add up and nothing is lost.
+bool layout_consistent(const Scheme& s, const Layout& l) {
+  std::uint64_t scales = 1;
+  for (std::size_t i = 0; i < l.shape.size(); ++i) {
+    if (l.block[i] == 0 || l.blocks_per_dim[i] * l.block[i] < l.shape[i]) return false;
+    scales *= l.blocks_per_dim[i];
+  }
+  if (s.block && scales != l.scales) return false;
+  if (!s.block && l.scales != 1) return false;
+  const std::uint64_t capacity = l.storage_elements * static_cast<std::uint64_t>(l.codes_per_storage_element);
+  return capacity >= l.elements &&
+         l.total_bytes == l.value_bytes + l.scale_bytes + l.global_bytes &&
+         l.value_bytes == l.storage_elements * static_cast<std::uint64_t>(l.storage_element_bytes) &&
+         l.global_bytes == (s.two_level() ? 4u : 0u);
+}
+
+int run_verify() {
+  Tally tally;
+  std::map<std::string, int> tuple_rejections;
+  std::map<std::string, int> pair_rejections;
+  int supported = 0;
+  std::uint64_t pairs_ok = 0;
+  std::uint64_t pairs = 0;
+  for (const Scheme& s : tuple_space()) {
+    const std::string text = format_scheme(s);
+    auto reparsed = parse_scheme(text);
+    tally.check(reparsed.ok() && *reparsed == s, [&] { return "text round trip: " + text; });
+    auto decoded = decode_scheme(encode_scheme(s));
+    tally.check(decoded.ok() && *decoded == s, [&] { return "binary round trip: " + text; });
+
+    const Status tuple_status = validate_scheme(s);
+    if (tuple_status.ok()) ++supported;
+    else ++tuple_rejections[std::string(to_code(tuple_status.code()))];
+
+    for (const auto& shape : shape_set()) {
+      ++pairs;
+      const Status st = validate(s, shape);
+      auto layout = make_layout(s, shape);
+      tally.check(st.code() == layout.status().code(),
+                  [&] { return "validate and make_layout disagree: " + text + " on " + shape_text(shape); });
+      if (!tuple_status.ok()) {
+        // A rejected tuple is rejected on every shape, for the same reason.
+        tally.check(st.code() == tuple_status.code(),
+                    [&] { return "tuple rejection not stable across shapes: " + text + " on " + shape_text(shape); });
+        continue;
+      }
+      if (!st.ok()) {
+        tally.check(!st.message().empty(), [&] { return "rejection without a message: " + text; });
+        ++pair_rejections[std::string(to_code(st.code()))];
+        continue;
+      }
+      ++pairs_ok;
+      tally.check(layout.ok() && layout_consistent(s, *layout),
+                  [&] { return "inconsistent layout: " + text + " on " + shape_text(shape); });
+    }
+  }
+  const int tuples = static_cast<int>(tuple_space().size());
+  fmt::print("scheme space   {} tuples: {} supported, {} rejected\n", tuples, supported, tuples - supported);
+  for (const auto& [code, n] : tuple_rejections) fmt::print("  rejected      {:>6}  {}\n", n, code);
+  fmt::print("shape set      {} shapes; {} (tuple, shape) pairs: {} with a layout, {} rejected\n",
+             shape_set().size(), pairs, pairs_ok, pairs - pairs_ok);
+  for (const auto& [code, n] : pair_rejections) fmt::print("  supported tuple rejected on a shape {:>6}  {}\n", n, code);
+  fmt::print("checks         {} run, {} failed\n", tally.checked, tally.failed);
+  for (const std::string& f : tally.first_failures) fmt::print("  FAILED: {}\n", f);
+  fmt::print("verify         {}\n", tally.failed == 0 ? "ok" : "FAILED");
+  return tally.failed == 0 ? kExitOk : kExitInternal;
+}
+
+}  // namespace
+
+void add_verify(CLI::App& root, std::vector<Command>& out) {
+  CLI::App* app = root.add_subcommand(
+      "verify", "The main job: check every tuple of the scheme space against every shape of the fixed set");
+  out.push_back({app, [] { return run_verify(); }});
+}
+
+}  // namespace qscheme::cli

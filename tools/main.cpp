@@ -1,0 +1,43 @@
+// qscheme: the command line over scheme/, reference/ and fast/.
+#include <exception>
+#include <iostream>
+
+#include "tools/command.hpp"
+
+namespace qscheme::cli {
+
+int report(const Status& status) {
+  std::cerr << "error: " << status.to_string() << '\n';
+  return status.code() == ErrorCode::internal ? kExitInternal : kExitUser;
+}
+
+}  // namespace qscheme::cli
+
+int main(int argc, char** argv) {
+  using namespace qscheme::cli;
+  CLI::App app{"qscheme: exact, fast tensor quantization schemes (Burn's scheme model)", "qscheme"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "qscheme 0.1.0");
+  std::vector<Command> commands;
+  add_schemes(app, commands);
+  add_validate(app, commands);
+  add_verify(app, commands);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints usage errors itself; they are user errors.
+    app.exit(e);
+    return kExitUser;
+  }
+  try {
+    for (const Command& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal: " << e.what() << '\n';
+    return kExitInternal;
+  }
+  return kExitInternal;
+}
