@@ -223,7 +223,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
 
   if (given) {
     for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(given->block[j], grid);
-    if (two) gval = *given->global;
+    if (two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
   } else if (!burn) {
     // exact profile
     if (!two) {
