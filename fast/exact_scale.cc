@@ -21,10 +21,22 @@ Grid grid_of(ScaleDtype d) {
 double grid_round_up(double v, const Grid& g) {
   if (!(v > 0)) return g.has_zero ? 0.0 : std::ldexp(1.0, g.emin);
   if (v >= g.max) return g.max;
-  int E = std::ilogb(v);
-  if (E < g.emin) E = g.emin;  // subnormal spacing; or, without subnormals, the least normal
-  const double q = std::ldexp(1.0, E - g.m);
-  const double r = std::ceil(v / q) * q;  // v / q is a power-of-two scaling: exact
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  const int E = static_cast<int>(b >> 52) - 1023;
+  double r;
+  if (E >= g.emin) {
+    // Normal binade of the grid: round the f64 significand up to m bits (a carry moves into the
+    // exponent, which is the next grid value). Exact.
+    const int sh = 52 - g.m;
+    const std::uint64_t low = (std::uint64_t{1} << sh) - 1;
+    b = (b + low) & ~low;
+    std::memcpy(&r, &b, 8);
+  } else {
+    // Subnormal spacing 2^(emin-m) (or, without subnormals, the least normal 2^emin).
+    const double q = std::ldexp(1.0, g.emin - (g.sub ? g.m : 0));
+    r = std::ceil(v / q) * q;  // v / q is a power-of-two scaling: exact
+  }
   return r > g.max ? g.max : r;
 }
 

@@ -480,6 +480,43 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
   return n;
 }
 
+// ---------------------------------------------------------------------------- whole rows
+
+// One row of L elements crossing ceil(L / bw) blocks, segment s using scale ee[s] (exact) or
+// eb[s] (burn): mode 0 exact int, 1 exact float, 2 burn int, 3 burn float. Exact segments with
+// ee[s] == 0 take the zero-code path. Saves a dispatch per block.
+HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
+                                  const float* eb, int mode, int lo, int hi, int fmt, int sign_code,
+                                  std::int32_t* HWY_RESTRICT out) {
+  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+    const std::size_t cnt = L - off < bw ? L - off : bw;
+    switch (mode) {
+      case 0:
+      case 1:
+        if (ee[s] == 0) QuantizeZeroScaleImpl(x + off, cnt, sign_code, out + off);
+        else if (mode == 0) QuantizeExactIntImpl(x + off, cnt, ee[s], lo, hi, out + off);
+        else QuantizeExactFloatImpl(x + off, cnt, ee[s], fmt, out + off);
+        break;
+      case 2: QuantizeBurnIntImpl(x + off, cnt, eb[s], lo, hi, out + off); break;
+      default: QuantizeBurnFloatImpl(x + off, cnt, eb[s], fmt, out + off); break;
+    }
+  }
+}
+
+// Dequantize counterpart: mode 0 exact int, 1 exact float, 2 burn int, 3 burn float.
+HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
+                                 const float* eb, int mode, int fmt, float* HWY_RESTRICT out) {
+  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+    const std::size_t cnt = L - off < bw ? L - off : bw;
+    switch (mode) {
+      case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
+      case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
+      case 2: DequantBurnIntImpl(c + off, cnt, eb[s], out + off); break;
+      default: DequantBurnFloatImpl(c + off, cnt, eb[s], fmt, out + off); break;
+    }
+  }
+}
+
 HWY_NOINLINE std::int64_t TargetImpl() { return HWY_TARGET; }
 HWY_NOINLINE std::size_t LanesF32Impl() { return hn::Lanes(hn::ScalableTag<float>()); }
 
