@@ -25,12 +25,13 @@ std::atomic<unsigned> g_threads{1};
 
 // Runs fn(begin, end) over [0, n) split into at most threads() contiguous chunks whose
 // boundaries are multiples of `align`. Deterministic: each index is handled by exactly one call.
+// `work` is the number of elements behind the n indices: below 2^15 threads cost more than they save.
 template <class Fn>
-void parallel_chunks(std::uint64_t n, std::uint64_t align, Fn fn) {
+void parallel_chunks(std::uint64_t n, std::uint64_t align, std::uint64_t work, Fn fn) {
   unsigned t = g_threads.load();
   if (align == 0) align = 1;
   const std::uint64_t units = (n + align - 1) / align;
-  if (t <= 1 || units < 2 || n < 4096) {
+  if (t <= 1 || units < 2 || work < (1u << 15)) {
     if (n) fn(std::uint64_t{0}, n);
     return;
   }
@@ -115,13 +116,13 @@ void for_rows(const Geo& g, bool split_aligned, Fn fn) {
   if (g.elements == 0) return;
   if (g.rows == 1) {
     const std::uint64_t nseg = (g.L + g.bw - 1) / g.bw;
-    parallel_chunks(nseg, 1, [&](std::uint64_t sb, std::uint64_t se) {
+    parallel_chunks(nseg, 1, g.elements, [&](std::uint64_t sb, std::uint64_t se) {
       const std::uint64_t off = sb * g.bw;
       fn(off, std::min(se * g.bw, g.L) - off, sb);
     });
     return;
   }
-  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, [&](std::uint64_t rb, std::uint64_t re) {
+  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
     for (std::uint64_t r = rb; r < re; ++r) fn(r * g.L, g.L, g.row_base(r));
   });
 }
@@ -422,12 +423,12 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
   const std::int32_t* c = q.codes.data();
   if (l.packed_axis < 0) {
-    parallel_chunks(l.elements, 1 << 16, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
+    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
     return;
   }
   const PackGeo p = pack_geo(l, q.scheme);
   const std::uint32_t mask = (1u << p.bits) - 1;
-  parallel_chunks(p.outer, 1, [&](std::uint64_t ob, std::uint64_t oe) {
+  parallel_chunks(p.outer, 1, l.elements, [&](std::uint64_t ob, std::uint64_t oe) {
     std::vector<std::uint32_t> words(p.inner);
     for (std::uint64_t o = ob; o < oe; ++o) {
       for (std::uint64_t gi = 0; gi < p.groups; ++gi) {
