@@ -179,6 +179,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                                                : "a one-level scheme takes no global scale");
     }
   }
+  if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   if (!given && burn && absmean && two) {
     return err(ErrorCode::unsupported_profile, "the burn profile has no absmean calibration over two levels");
   }
@@ -196,8 +197,6 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       return err(ErrorCode::non_finite_input, "x[" + std::to_string(i) + "] is NaN or infinite", i);
     }
   }
-  if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
-
   const ValueInfo& vi = info(scheme.value);
   const ScaleDtype sd = scheme.scale_dtype();
   const Grid grid = detail::grid_of(sd);
@@ -296,6 +295,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     const float gf = static_cast<float>(gval);
     for (std::uint64_t j = 0; j < nb; ++j) {
       const float e = two ? gf * static_cast<float>(stored[j]) : static_cast<float>(stored[j]);
+      if (std::isinf(e)) {
+        return err(ErrorCode::unsupported_profile,
+                   "block " + std::to_string(j) + ": Burn's f32 product g * s overflows; use profile exact", j);
+      }
       eb[j] = e == 0 ? 0.1f : e;
     }
   }
@@ -338,12 +341,6 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
   if (q.global_bits.has_value() != two) {
     return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a global scale" : "a one-level scheme has no global scale");
   }
-  const CodeRange cr = code_range(q.scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
-  if (bad != q.codes.size()) {
-    return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
-                                             " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
-  }
   const ScaleDtype sd = q.scheme.scale_dtype();
   std::vector<double> s(l.scales);
   for (std::size_t j = 0; j < l.scales; ++j) {
@@ -355,6 +352,12 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
   double gv = 1.0;
   if (two && !detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
     return err(ErrorCode::corrupt_bytes, "the global scale is not a finite non-negative f32", l.scales);
+  }
+  const CodeRange cr = code_range(q.scheme.value);
+  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  if (bad != q.codes.size()) {
+    return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
+                                             " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
   }
   if (q.profile == Profile::exact) {
     ee->resize(l.scales);
@@ -549,15 +552,6 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   q.scheme = scheme;
   q.profile = profile;
   q.shape.assign(shape.begin(), shape.end());
-  q.codes.resize(l.elements);
-  const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
-  const CodeRange cr = code_range(scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
-  const std::size_t first_bad = std::min(bad == q.codes.size() ? kNoIndex : bad, bad_pad);
-  if (first_bad != kNoIndex) {
-    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(first_bad) +
-                                                " holds a code or padding the scheme cannot produce", first_bad);
-  }
   const ScaleDtype sd = scheme.scale_dtype();
   const int sb = info(sd).bytes;
   q.scale_bits.resize(l.scales);
@@ -576,6 +570,15 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
       return Status(ErrorCode::corrupt_bytes, "the global scale is NaN, infinite or negative", l.scales);
     }
     q.global_bits = gb;
+  }
+  q.codes.resize(l.elements);
+  const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
+  const CodeRange cr = code_range(scheme.value);
+  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  const std::size_t first_bad = std::min(bad == q.codes.size() ? kNoIndex : bad, bad_pad);
+  if (first_bad != kNoIndex) {
+    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(first_bad) +
+                                                " holds a code or padding the scheme cannot produce", first_bad);
   }
   return q;
 }
