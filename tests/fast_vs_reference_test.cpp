@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -174,4 +175,76 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_on_the_tuple_space) {
   hwy::SetSupportedTargetsForTest(0);
   BOOST_TEST_MESSAGE("cases: " << n);
   BOOST_TEST(n > 10000u);
+}
+
+BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
+  auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
+  const std::vector<std::uint64_t> shape{2, 8};
+  std::vector<float> x(16, 0.5f);
+  std::vector<float> nan = x;
+  nan[5] = NAN;
+  nan[3] = -INFINITY;
+  std::vector<float> big = x;
+  big[7] = FLT_MAX;
+  struct Case {
+    const char* scheme;
+    const std::vector<float>* x;
+    qscheme::Profile prof;
+    qscheme::Calibration cal;
+    std::optional<qscheme::GivenScales> given;
+  };
+  using GS = qscheme::GivenScales;
+  const qscheme::Profile E = qscheme::Profile::exact, B = qscheme::Profile::burn;
+  const qscheme::Calibration MM = qscheme::Calibration::minmax, AM = qscheme::Calibration::absmean;
+  const std::vector<Case> cases{
+      {"q8s:block[8]=f32", &nan, E, MM, std::nullopt},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f, -1.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f, 1.0f}, 1.0f}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &nan, B, AM, std::nullopt},
+      {"q8s:block[8]=ue4m3:tensor=f32", &x, B, AM, GS{{1.0f, 1.0f}, NAN}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &nan, B, AM, GS{{1.0f, 1.0f}, 1.0f}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &x, B, MM, GS{{448.0f, 1.0f}, FLT_MAX}},
+      {"q8s", &big, B, MM, std::nullopt},
+      {"q8s", &big, E, MM, std::nullopt},
+      {"q8s:block[8]=f32", &x, E, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &x, B, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"e2m1:block[8]=ue8m0", &x, E, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"q4s:packed-native(0)", &x, E, MM, std::nullopt},
+  };
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      qscheme::QuantizeOptions o;
+      o.profile = c.prof;
+      o.calibration = c.cal;
+      o.scales = c.given;
+      BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " case " << i << " " << c.scheme) {
+        const auto r = ref::quantize(S(c.scheme), shape, *c.x, o);
+        const auto f = fast::quantize(S(c.scheme), shape, *c.x, o);
+        BOOST_TEST_REQUIRE(r.ok() == f.ok(), r.status().to_string() << " vs " << f.status().to_string());
+        if (!r.ok()) {
+          BOOST_TEST((r.status().code() == f.status().code()), r.status().to_string() << " vs " << f.status().to_string());
+          BOOST_TEST(r.status().index() == f.status().index());
+        } else {
+          BOOST_TEST((*r == *f));
+        }
+      }
+    }
+    // Dequantize: a corrupt scale and a corrupt code together; then each alone.
+    auto q = fast::quantize(S("q8s:block[8]=f16"), shape, x).value();
+    for (int variant = 0; variant < 3; ++variant) {
+      auto c = q;
+      if (variant != 1) c.codes[9] = -128;
+      if (variant != 2) c.scale_bits[1] = 0x7C00;  // f16 inf
+      const auto r = ref::dequantize(c);
+      const auto f = fast::dequantize(c);
+      BOOST_TEST_REQUIRE(!r.ok());
+      BOOST_TEST_REQUIRE(!f.ok());
+      BOOST_TEST((r.status().code() == f.status().code()));
+      BOOST_TEST(r.status().index() == f.status().index(), "variant " << variant);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
