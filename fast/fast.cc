@@ -185,6 +185,58 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   }
   const Geo g(l);
   const std::uint64_t nb = l.scales;
+  {
+    // One pass when every block lies inside one row and its scale depends on its block alone
+    // (one level, minmax, calibrated): calibrate a row, then quantize it while it is in cache.
+    // Any anomaly (non-finite input, burn overflow) abandons this path for the general one
+    // below, which reports errors in the documented order.
+    bool row_blocks = scheme.block.has_value();
+    for (std::size_t d = 0; d + 1 < g.R; ++d) row_blocks = row_blocks && g.block[d] == 1;
+    if (row_blocks && !two && !given && !absmean && g.elements > 0) {
+      const ValueInfo& vi = info(scheme.value);
+      const ScaleDtype sd = scheme.scale_dtype();
+      const Grid grid = detail::grid_of(sd);
+      const double W = static_cast<double>(vi.hi - vi.lo);
+      const int fmt = vi.is_float ? fmt_of(scheme.value) : 0;
+      const int sign_code = vi.is_float ? scalar::kMini[fmt].sign : 0;
+      const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
+      std::atomic<bool> anomaly{false};
+      for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+        if (anomaly.load(std::memory_order_relaxed)) return;
+        const std::uint64_t ns = (len + g.bw - 1) / g.bw;
+        std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
+        std::vector<double> ee(burn ? 0 : ns);
+        std::vector<float> eb(burn ? ns : 0);
+        std::fill(bm, bm + ns, 0u);
+        kernels::SegmentMaxAbsBits(x + off, len, g.bw, bm);
+        for (std::uint64_t k = 0; k < ns; ++k) {
+          if (bm[k] >= 0x7F800000u) {
+            anomaly = true;
+            return;
+          }
+          const float a = scalar::f32_from_bits(bm[k]);
+          double st;
+          if (!burn) {
+            st = detail::grid_round_up(2.0 * a / W, grid);
+            ee[k] = st;
+          } else {
+            const float two_a = a * 2.0f;
+            if (std::isinf(two_a)) {
+              anomaly = true;
+              return;
+            }
+            st = detail::grid_round_up(two_a / static_cast<float>(W), grid);
+            const float e = static_cast<float>(st);
+            eb[k] = e == 0 ? 0.1f : e;
+          }
+          bm[k] = detail::scale_to_bits(st, sd);
+        }
+        kernels::QuantizeRow(x + off, len, g.bw, burn ? nullptr : ee.data(), burn ? eb.data() : nullptr, mode, vi.lo,
+                             vi.hi, fmt, sign_code, codes + off);
+      });
+      if (!anomaly.load()) return {};
+    }
+  }
   // Calibration pass: max |x| bits per block (also finds non-finite input).
   std::vector<std::uint32_t> bmax(nb, 0);
   for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
