@@ -476,6 +476,7 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 }
 
 void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
+  if (l.elements == 0) return;  // no values (and no storage elements)
   const std::int32_t* c = q.codes.data();
   if (l.packed_axis < 0) {
     parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
@@ -512,6 +513,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
 std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* in, std::int32_t* c) {
   const ValueInfo& vi = info(s.value);
   const bool is_signed = !vi.is_float;
+  if (l.elements == 0) return kNoIndex;
   if (l.packed_axis < 0) {
     kernels::BytesToCodes(in, l.elements, is_signed, c);
     return kNoIndex;
