@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "reference/values.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/status.hpp"

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add_schemes(app, commands);
   add_validate(app, commands);
   add_verify(app, commands);
+  add_quantize(app, commands);
+  add_dequantize(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,0 +1,145 @@
+// reference::encode / reference::decode: Burn's serialized layout, dense and little-endian
+// (spec burn-model.md §7):
+//
+//   [values: l.value_bytes][innermost-level scales: l.scale_bytes][f32 global: l.global_bytes]
+//
+// Values are the storage elements of pack.hpp, each little-endian (a u32 word is 4 bytes, low
+// byte first; native and packed-native elements are one byte). Scales are the bit patterns of
+// their dtype, little-endian (f32 4 bytes, f16/bf16 2, ue4m3/ue8m0 1). The global scale, present
+// exactly for a two-level scheme, is an f32 pattern. There is no padding between the regions.
+#include <string>
+
+#include "reference/pack.hpp"
+#include "reference/reference.hpp"
+
+namespace qscheme::reference {
+namespace {
+
+void put_le(std::vector<std::uint8_t>& out, std::uint32_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int bytes) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint32_t>(in[offset + static_cast<std::uint64_t>(i)]) << (8 * i);
+  return v;
+}
+
+// Checks what a QuantizedTensor holds against its layout, before encoding or after decoding.
+Status check_contents(const QuantizedTensor& q, const Layout& l) {
+  if (q.codes.size() != l.elements) {
+    return {ErrorCode::size_mismatch, "the tensor holds " + std::to_string(q.codes.size()) +
+                                          " codes, but its shape has " + std::to_string(l.elements) + " elements"};
+  }
+  if (q.scale_bits.size() != l.scales) {
+    return {ErrorCode::size_mismatch, "the tensor holds " + std::to_string(q.scale_bits.size()) +
+                                          " scales, but its scheme and shape take " + std::to_string(l.scales)};
+  }
+  if (q.global_bits.has_value() != q.scheme.two_level()) {
+    return {ErrorCode::invalid_argument,
+            q.scheme.two_level() ? "a two-level scheme needs a global (per-tensor) scale, and none is given"
+                                 : "only a two-level scheme takes a global scale, and one is given"};
+  }
+  for (std::size_t i = 0; i < q.codes.size(); ++i) {
+    if (auto why = code_problem(q.scheme.value, q.codes[i])) {
+      return {ErrorCode::corrupt_bytes, "code " + std::to_string(i) + ": " + *why, i};
+    }
+  }
+  const ScaleDtype d = q.scheme.scale_dtype();
+  for (std::size_t i = 0; i < q.scale_bits.size(); ++i) {
+    if (auto why = scale_problem(d, q.scale_bits[i])) {
+      return {ErrorCode::corrupt_bytes, "scale " + std::to_string(i) + ": " + *why, i};
+    }
+  }
+  if (q.global_bits) {
+    if (auto why = scale_problem(ScaleDtype::f32, *q.global_bits)) {
+      return {ErrorCode::corrupt_bytes, "global scale: " + *why};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
+  auto layout = make_layout(q.scheme, q.shape);
+  if (!layout) return layout.status();
+  const Layout& l = *layout;
+  QSCHEME_RETURN_IF_ERROR(check_contents(q, l));
+
+  std::vector<std::uint8_t> out;
+  out.reserve(l.total_bytes);
+  for (std::uint32_t element : pack_codes(q.scheme, l, q.codes)) put_le(out, element, l.storage_element_bytes);
+  const int scale_bytes = info(q.scheme.scale_dtype()).bytes;
+  for (std::uint32_t bits : q.scale_bits) put_le(out, bits, scale_bytes);
+  if (q.global_bits) put_le(out, *q.global_bits, 4);
+  if (out.size() != l.total_bytes) {
+    return Status(ErrorCode::internal, "encode wrote " + std::to_string(out.size()) + " bytes, the layout says " +
+                                           std::to_string(l.total_bytes));
+  }
+  return out;
+}
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               Profile profile) {
+  auto layout = make_layout(scheme, shape);
+  if (!layout) return layout.status();
+  const Layout& l = *layout;
+  if (bytes.size() != l.total_bytes) {
+    return Status(ErrorCode::size_mismatch,
+                  "expected " + std::to_string(l.total_bytes) + " bytes (values " + std::to_string(l.value_bytes) +
+                      " + scales " + std::to_string(l.scale_bytes) + " + global " + std::to_string(l.global_bytes) +
+                      "), got " + std::to_string(bytes.size()));
+  }
+  // From here on every offset is below total_bytes == bytes.size().
+
+  QuantizedTensor q;
+  q.scheme = scheme;
+  q.profile = profile;
+  q.shape.assign(shape.begin(), shape.end());
+
+  // Values.
+  const int eb = l.storage_element_bytes;
+  std::vector<std::uint32_t> storage(l.storage_elements);
+  for (std::uint64_t i = 0; i < l.storage_elements; ++i) storage[i] = get_le(bytes, i * static_cast<std::uint64_t>(eb), eb);
+  std::optional<BadPadding> bad_padding;
+  q.codes = unpack_codes(scheme, l, storage, &bad_padding);
+  if (bad_padding) {
+    const std::uint64_t offset = bad_padding->storage_element * static_cast<std::uint64_t>(eb);
+    return Status(ErrorCode::corrupt_bytes,
+                  "storage element " + std::to_string(bad_padding->storage_element) + " (byte offset " +
+                      std::to_string(offset) + ") holds a non-zero padding code in field " +
+                      std::to_string(bad_padding->slot) + "; padding past the end of a line must be zero",
+                  offset);
+  }
+  const ValueInfo& vi = info(scheme.value);
+  if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
+    // One byte a code: a sub-byte integer must be its canonical sign extension, an e2m1 pattern
+    // must leave the high nibble zero.
+    const std::int32_t lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
+    const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
+    for (std::size_t i = 0; i < q.codes.size(); ++i) {
+      if (q.codes[i] < lo || q.codes[i] > hi) {
+        const unsigned byte = bytes[i];
+        return Status(ErrorCode::corrupt_bytes,
+                      "element " + std::to_string(i) + ": byte " + std::to_string(byte) +
+                          (vi.is_float ? " has a non-zero high nibble; a native e2m1 code takes the low nibble only"
+                                       : " is not the sign extension of a " + std::to_string(vi.bits) +
+                                             "-bit " + std::string(vi.name) + " code"),
+                      i);
+      }
+    }
+  }
+
+  // Scales.
+  const int sb = info(scheme.scale_dtype()).bytes;
+  q.scale_bits.resize(l.scales);
+  for (std::uint64_t i = 0; i < l.scales; ++i) q.scale_bits[i] = get_le(bytes, l.value_bytes + i * static_cast<std::uint64_t>(sb), sb);
+  if (scheme.two_level()) q.global_bits = get_le(bytes, l.value_bytes + l.scale_bytes, 4);
+
+  // Everything else a stored quantity must satisfy (code ranges, NaN patterns, scale signs).
+  QSCHEME_RETURN_IF_ERROR(check_contents(q, l));
+  return q;
+}
+
+}  // namespace qscheme::reference

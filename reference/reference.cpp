@@ -1,2 +1,0 @@
-// Placeholder translation unit: the exact engine lands with the reference issue.
-namespace qscheme::reference {}

@@ -1,0 +1,450 @@
+// File formats of the command line: .npy (tools/npy.hpp) and Q.json (tools/qjson.hpp), plus the
+// all-or-nothing file writes (tools/file_io.hpp).
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "reference/pack.hpp"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+#include "scheme/validate.hpp"
+#include "tools/file_io.hpp"
+#include "tools/npy.hpp"
+#include "tools/qjson.hpp"
+
+using namespace qscheme;
+using namespace qscheme::cli;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+void expect_code(const Status& st, ErrorCode code) {
+  BOOST_TEST(to_code(st.code()) == to_code(code), st.to_string());
+  BOOST_TEST(!st.message().empty());
+}
+
+// A .npy file with an arbitrary header text and payload, as a writer other than ours makes it.
+Bytes npy_file(const std::string& header, const Bytes& payload, int major = 1) {
+  Bytes out{0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<std::uint8_t>(major), 0};
+  const std::size_t n = header.size();
+  if (major == 1) {
+    out.push_back(static_cast<std::uint8_t>(n));
+    out.push_back(static_cast<std::uint8_t>(n >> 8));
+  } else {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(n >> (8 * i)));
+  }
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+std::string header(const std::string& descr, const std::string& shape, const std::string& fortran = "False") {
+  return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
+}
+
+Bytes f32_payload(std::initializer_list<float> values) {
+  Bytes out;
+  for (float v : values) {
+    const auto b = std::bit_cast<std::uint32_t>(v);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(b >> (8 * i)));
+  }
+  return out;
+}
+
+Scheme scheme_of(const std::string& text) {
+  auto s = parse_scheme(text);
+  BOOST_REQUIRE_MESSAGE(s.ok(), text);
+  return *s;
+}
+
+// A random valid quantized tensor (codes and scales straight from their validity rules).
+QuantizedTensor random_q(const Scheme& s, const std::vector<std::uint64_t>& shape, std::mt19937_64& rng) {
+  const Layout l = make_layout(s, shape).value();
+  QuantizedTensor q;
+  q.scheme = s;
+  q.shape = shape;
+  q.profile = rng() % 2 ? Profile::burn : Profile::exact;
+  const ValueInfo& vi = info(s.value);
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    std::int32_t c;
+    do {
+      c = vi.is_float ? static_cast<std::int32_t>(rng() % (1u << vi.bits))
+                      : vi.lo + static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(vi.hi - vi.lo + 1));
+    } while (reference::code_problem(s.value, c));
+    q.codes.push_back(c);
+  }
+  const auto scale = [&](ScaleDtype d) {
+    const int width = info(d).bytes * 8;
+    std::uint32_t b;
+    do b = static_cast<std::uint32_t>(rng()) & (width == 32 ? ~0u : (1u << width) - 1);
+    while (reference::scale_problem(d, b));
+    return b;
+  };
+  for (std::uint64_t i = 0; i < l.scales; ++i) q.scale_bits.push_back(scale(s.scale_dtype()));
+  if (s.two_level()) q.global_bits = scale(ScaleDtype::f32);
+  return q;
+}
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("qscheme_io_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// .npy
+
+BOOST_AUTO_TEST_CASE(npy_round_trips_every_rank_and_bit_pattern) {
+  std::mt19937_64 rng(1);
+  const std::vector<std::vector<std::uint64_t>> shapes{{},        {0},       {1},          {7},       {3, 5},
+                                                       {5, 0},    {0, 5},    {2, 3, 4},    {1, 1, 1, 1, 1},
+                                                       {2, 1, 2, 1, 2, 1}, {1, 2, 1, 2, 1, 2, 1}, {2, 2, 2, 2, 2, 2, 2, 2}};
+  for (const auto& shape : shapes) {
+    std::uint64_t n = 1;
+    for (auto d : shape) n *= d;
+    std::vector<float> values(n);
+    for (auto& v : values) v = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));  // NaNs, -0, subnormals
+    if (n > 0) values[0] = -0.0f;
+    auto bytes = npy::serialize_f32(shape, values);
+    BOOST_REQUIRE(bytes.ok());
+    BOOST_TEST((bytes->size() - 4 * n) % 64 == 0u);  // data starts on a 64-byte boundary
+    auto a = npy::parse(*bytes);
+    BOOST_REQUIRE_MESSAGE(a.ok(), a.status().to_string());
+    BOOST_TEST((a->dtype == npy::Dtype::f32));
+    BOOST_TEST(a->shape == shape, boost::test_tools::per_element());
+    BOOST_REQUIRE(a->f32.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      BOOST_TEST(std::bit_cast<std::uint32_t>(a->f32[i]) == std::bit_cast<std::uint32_t>(values[i]));
+    }
+  }
+  // The exact header text NumPy writes for the common cases.
+  const auto scalar = npy::serialize_f32({}, std::vector<float>{1.0f}).value();
+  BOOST_TEST(std::string(scalar.begin() + 10, scalar.begin() + 65) ==
+             "{'descr': '<f4', 'fortran_order': False, 'shape': (), }");
+  const auto vec = npy::serialize_f32(std::vector<std::uint64_t>{3}, std::vector<float>{1, 2, 3}).value();
+  BOOST_TEST(std::string(vec.begin() + 10, vec.begin() + 67) ==
+             "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }");
+  BOOST_TEST(vec[127] == '\n');
+  // serialize_f32 refuses a shape that disagrees with the values.
+  expect_code(npy::serialize_f32(std::vector<std::uint64_t>{2}, std::vector<float>{1}).status(), ErrorCode::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(npy_reads_other_writers_headers) {
+  // Versions 2.0 and 3.0, double quotes, no trailing comma, no padding, Python 2 longs, keys in
+  // another order.
+  const Bytes payload = f32_payload({1.5f, -2.0f});
+  for (int major : {1, 2, 3}) {
+    auto a = npy::parse(npy_file(header("<f4", "(2,)"), payload, major));
+    BOOST_REQUIRE_MESSAGE(a.ok(), a.status().to_string());
+    BOOST_TEST(a->f32 == (std::vector<float>{1.5f, -2.0f}), boost::test_tools::per_element());
+  }
+  for (const std::string h : {"{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,)}",
+                              "{'shape': (2L,), 'fortran_order': False, 'descr': '<f4'}",
+                              "{'descr':'<f4','fortran_order':False,'shape':(1,2)}   \n"}) {
+    auto a = npy::parse(npy_file(h, payload));
+    BOOST_TEST(a.ok(), h << ": " << a.status().to_string());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(npy_reads_integer_arrays) {
+  auto i32 = npy::parse(npy_file(header("<i4", "(3,)"), {0xFF, 0xFF, 0xFF, 0xFF, 5, 0, 0, 0, 0, 0, 0, 0x80}));
+  BOOST_REQUIRE(i32.ok());
+  BOOST_TEST((i32->dtype == npy::Dtype::i32));
+  BOOST_TEST(i32->ints == (std::vector<std::int64_t>{-1, 5, INT32_MIN}), boost::test_tools::per_element());
+  auto u32 = npy::parse(npy_file(header("<u4", "(2,)"), {0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 0, 0}));
+  BOOST_REQUIRE(u32.ok());
+  BOOST_TEST(u32->ints == (std::vector<std::int64_t>{4294967295ll, 0x201}), boost::test_tools::per_element());
+  auto i8 = npy::parse(npy_file(header("|i1", "(2, 2)"), {0x80, 0x7F, 0xFF, 0}));
+  BOOST_REQUIRE(i8.ok());
+  BOOST_TEST(i8->ints == (std::vector<std::int64_t>{-128, 127, -1, 0}), boost::test_tools::per_element());
+  BOOST_TEST(i8->shape == (std::vector<std::uint64_t>{2, 2}), boost::test_tools::per_element());
+  auto u8 = npy::parse(npy_file(header("|u1", "()"), {0xFE}));
+  BOOST_REQUIRE(u8.ok());
+  BOOST_TEST(u8->ints == std::vector<std::int64_t>{254}, boost::test_tools::per_element());
+  BOOST_TEST(u8->shape.empty());
+}
+
+BOOST_AUTO_TEST_CASE(npy_rejects_everything_else) {
+  const Bytes two = f32_payload({1, 2});
+  const std::vector<std::pair<std::string, Bytes>> bad{
+      {"short", Bytes{0x93, 'N', 'U'}},
+      {"magic", Bytes(64, 'x')},
+      {"empty", Bytes{}},
+      {"big-endian", npy_file(header(">f4", "(2,)"), two)},
+      {"f8", npy_file(header("<f8", "(1,)"), Bytes(8, 0))},
+      {"f2", npy_file(header("<f2", "(4,)"), two)},
+      {"i2", npy_file(header("<i2", "(4,)"), two)},
+      {"bool", npy_file(header("|b1", "(8,)"), two)},
+      {"complex", npy_file(header("<c8", "(1,)"), two)},
+      {"object", npy_file(header("|O", "(1,)"), Bytes(8, 0))},
+      {"struct", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", two)},
+      {"fortran", npy_file(header("<f4", "(1, 2)", "True"), two)},
+      {"fortran-value", npy_file(header("<f4", "(2,)", "0"), two)},
+      {"truncated data", npy_file(header("<f4", "(3,)"), two)},
+      {"trailing data", npy_file(header("<f4", "(1,)"), two)},
+      {"overflow", npy_file(header("<f4", "(4294967296, 4294967296)"), two)},
+      {"overflow bytes", npy_file(header("<f4", "(4611686018427387904,)"), two)},
+      {"extent too big", npy_file(header("<f4", "(99999999999999999999,)"), two)},
+      {"negative", npy_file(header("<f4", "(-2,)"), two)},
+      {"not a tuple", npy_file(header("<f4", "(2)"), two)},
+      {"list", npy_file(header("<f4", "[2]"), two)},
+      {"rank 9", npy_file(header("<f4", "(1, 1, 1, 1, 1, 1, 1, 1, 2)"), two)},
+      {"missing shape", npy_file("{'descr': '<f4', 'fortran_order': False}", two)},
+      {"missing descr", npy_file("{'fortran_order': False, 'shape': (2,)}", two)},
+      {"unknown key", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", two)},
+      {"duplicate key", npy_file("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", two)},
+      {"unterminated", npy_file("{'descr': '<f4", two)},
+      {"garbage", npy_file("hello", two)},
+      {"no close", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", two)},
+      {"after dict", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", two)},
+      {"escape", npy_file("{'descr': '<f\\4', 'fortran_order': False, 'shape': (2,)}", two)},
+      {"version 4", npy_file(header("<f4", "(2,)"), two, 4)},
+      {"version 0", npy_file(header("<f4", "(2,)"), two, 0)},
+  };
+  for (const auto& [what, bytes] : bad) {
+    BOOST_TEST_CONTEXT(what) { expect_code(npy::parse(bytes).status(), ErrorCode::unsupported_npy); }
+  }
+  // Version 1.1, and a header length pointing past the end.
+  Bytes minor = npy_file(header("<f4", "(2,)"), two);
+  minor[7] = 1;
+  expect_code(npy::parse(minor).status(), ErrorCode::unsupported_npy);
+  Bytes longer = npy_file(header("<f4", "(2,)"), two);
+  longer[8] = 0xFF;
+  longer[9] = 0xFF;
+  expect_code(npy::parse(longer).status(), ErrorCode::unsupported_npy);
+  Bytes v2 = npy_file(header("<f4", "(2,)"), two, 2);
+  v2[11] = 0x80;  // header length ~2^31
+  expect_code(npy::parse(v2).status(), ErrorCode::unsupported_npy);
+}
+
+BOOST_AUTO_TEST_CASE(npy_never_reads_past_the_buffer) {
+  // Every prefix of a valid file is rejected (the file is exactly its data), and random byte
+  // flips either parse or are rejected; under ASan an over-read would abort.
+  const Bytes good = npy::serialize_f32(std::vector<std::uint64_t>{2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6}).value();
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    // Copy into an exactly-sized heap buffer so ASan sees the end.
+    const Bytes prefix(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    BOOST_TEST_CONTEXT("prefix " << n) { expect_code(npy::parse(prefix).status(), ErrorCode::unsupported_npy); }
+  }
+  std::mt19937_64 rng(3);
+  int parsed = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    Bytes m = good;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f) m[rng() % m.size()] = static_cast<std::uint8_t>(rng());
+    auto a = npy::parse(m);
+    if (a.ok()) ++parsed;
+    else BOOST_REQUIRE(a.status().code() == ErrorCode::unsupported_npy);
+  }
+  BOOST_TEST(parsed > 0);
+}
+
+BOOST_AUTO_TEST_CASE(npy_files) {
+  const auto dir = temp_dir();
+  expect_code(npy::read_file((dir / "missing.npy").string()).status(), ErrorCode::io_error);
+  expect_code(npy::read_file(dir.string()).status(), ErrorCode::io_error);
+  const auto path = (dir / "x.npy").string();
+  const Bytes bytes = npy::serialize_f32(std::vector<std::uint64_t>{2}, std::vector<float>{0.1f, -3.0f}).value();
+  BOOST_REQUIRE(write_bytes(path, bytes).ok());
+  auto a = npy::read_file(path);
+  BOOST_REQUIRE(a.ok());
+  BOOST_TEST(a->f32 == (std::vector<float>{0.1f, -3.0f}), boost::test_tools::per_element());
+  // A bad file names itself in the message.
+  BOOST_REQUIRE(write_bytes(path, Bytes{1, 2, 3}).ok());
+  const Status st = npy::read_file(path).status();
+  expect_code(st, ErrorCode::unsupported_npy);
+  BOOST_TEST(st.message().find(path) != std::string::npos);
+  // Writes into a directory that does not exist fail and leave nothing behind.
+  expect_code(write_bytes((dir / "no" / "such" / "x.npy").string(), bytes), ErrorCode::io_error);
+  // No temporary files are left.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+  BOOST_TEST(files == 1);
+  std::filesystem::remove_all(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Q.json
+
+BOOST_AUTO_TEST_CASE(scale_numbers_convert_exactly_both_ways) {
+  std::uint64_t checked = 0;
+  for (ScaleDtype d : kAllScaleDtypes) {
+    const std::uint64_t end = d == ScaleDtype::f32 ? (1ull << 32) : (1ull << (8 * info(d).bytes));
+    const std::uint64_t step = d == ScaleDtype::f32 ? 4099 : 1;
+    for (std::uint64_t b = 0; b < end; b += step) {
+      const auto bits = static_cast<std::uint32_t>(b);
+      auto f = qjson::scale_to_float(d, bits);
+      BOOST_REQUIRE(f.ok() == !reference::scale_problem(d, bits));
+      if (!f) continue;
+      auto back = qjson::float_to_scale_bits(d, *f);
+      BOOST_REQUIRE_MESSAGE(back.ok() && *back == bits, to_string(d) << " " << bits);
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked > 100000u);
+  for (const auto& [d, v] : std::vector<std::pair<ScaleDtype, float>>{{ScaleDtype::f16, 0.3f},
+                                                                      {ScaleDtype::f16, 65520.0f},
+                                                                      {ScaleDtype::bf16, 0.1f},
+                                                                      {ScaleDtype::ue4m3, 500.0f},
+                                                                      {ScaleDtype::ue4m3, 0.3f},
+                                                                      {ScaleDtype::ue8m0, 0.0f},
+                                                                      {ScaleDtype::ue8m0, 3.0f},
+                                                                      {ScaleDtype::f32, -1.0f},
+                                                                      {ScaleDtype::f32, -0.0f},
+                                                                      {ScaleDtype::f32, INFINITY},
+                                                                      {ScaleDtype::f32, NAN}}) {
+    BOOST_TEST_CONTEXT(to_string(d) << " " << v) {
+      expect_code(qjson::float_to_scale_bits(d, v).status(), ErrorCode::corrupt_bytes);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qjson_round_trips_every_supported_scheme) {
+  std::mt19937_64 rng(5);
+  int round_trips = 0;
+  for (const Scheme& s : tuple_space()) {
+    if (!validate_scheme(s).ok()) continue;
+    for (const auto& shape : std::vector<std::vector<std::uint64_t>>{{3, 17}, {}, {0}, {2, 3, 4}}) {
+      if (!validate(s, shape).ok()) continue;
+      const QuantizedTensor q = random_q(s, shape, rng);
+      auto text = qjson::write(q);
+      BOOST_REQUIRE_MESSAGE(text.ok(), text.status().to_string());
+      auto back = qjson::read(*text);
+      BOOST_REQUIRE_MESSAGE(back.ok(), format_scheme(s) << ": " << back.status().to_string() << "\n" << *text);
+      BOOST_REQUIRE_MESSAGE(*back == q, format_scheme(s) << "\n" << *text);
+      ++round_trips;
+    }
+  }
+  BOOST_TEST(round_trips > 3000);
+}
+
+BOOST_AUTO_TEST_CASE(qjson_writes_short_exact_numbers) {
+  QuantizedTensor q;
+  q.scheme = scheme_of("q8s:block[2]=f32");
+  q.shape = {4};
+  q.codes = {1, -2, 3, 127};
+  q.scale_bits = {std::bit_cast<std::uint32_t>(0.1f), std::bit_cast<std::uint32_t>(1e-45f)};
+  const std::string text = qjson::write(q).value();
+  BOOST_TEST(text.find("\"block_scales\": [0.1,1e-45]") != std::string::npos, text);
+  BOOST_TEST(text.find("0.100000") == std::string::npos, text);
+  BOOST_TEST(text.find("\"global_scale\": null") != std::string::npos, text);
+  BOOST_TEST(text.find("\"codes\": [1,-2,3,127]") != std::string::npos, text);
+  BOOST_TEST(text.find("\"scheme\": \"q8s:block[2]=f32\"") != std::string::npos, text);
+  BOOST_TEST(text.find("\"profile\": \"exact\"") != std::string::npos, text);
+  BOOST_TEST(text.find("\"bytes\": \"01fe037fcdcccc3d01000000\"") != std::string::npos, text);
+  // Two-level: the global as a number, the ue4m3 scales as their values.
+  QuantizedTensor t;
+  t.scheme = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
+  t.shape = {8};
+  t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
+  t.scale_bits = {0x30, 0x20};
+  t.global_bits = std::bit_cast<std::uint32_t>(3.0f);
+  const std::string tt = qjson::write(t).value();
+  BOOST_TEST(tt.find("\"block_scales\": [0.5,0.125]") != std::string::npos, tt);
+  BOOST_TEST(tt.find("\"global_scale\": 3.0") != std::string::npos, tt);
+  // Invalid tensors are not written.
+  t.codes[0] = 200;
+  expect_code(qjson::write(t).status(), ErrorCode::corrupt_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(qjson_reads_numbers_written_by_hand) {
+  // Integers, exponents and more digits than needed all denote exact f32 values.
+  auto q = qjson::read(R"({"scheme": "q8s:block[2]=f16", "shape": [4], "codes": [1, 2, 3, 4],
+                          "block_scales": [1, 2.5e-1], "global_scale": null})");
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->scale_bits == (std::vector<std::uint32_t>{0x3C00, 0x3400}), boost::test_tools::per_element());
+  BOOST_TEST((q->profile == Profile::exact));
+  auto f = qjson::read(R"({"scheme": "q8s", "shape": [1], "codes": [1],
+                          "block_scales": [0.100000001490116119384765625], "global_scale": null, "profile": "burn"})");
+  BOOST_REQUIRE(f.ok());
+  BOOST_TEST(f->scale_bits == std::vector<std::uint32_t>{std::bit_cast<std::uint32_t>(0.1f)}, boost::test_tools::per_element());
+  BOOST_TEST((f->profile == Profile::burn));
+}
+
+BOOST_AUTO_TEST_CASE(qjson_rejects_malformed_documents) {
+  // A valid base document, then one field broken at a time.
+  const std::string base_scheme = "q8s:block[2]=ue4m3:tensor=f32";
+  QuantizedTensor q;
+  q.scheme = scheme_of(base_scheme);
+  q.shape = {4};
+  q.codes = {1, 2, 3, 4};
+  q.scale_bits = {0x38, 0x30};
+  q.global_bits = std::bit_cast<std::uint32_t>(0.25f);
+  const std::string good = qjson::write(q).value();
+  BOOST_REQUIRE(qjson::read(good).ok());
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+    return s.replace(at, from.size(), to);
+  };
+  struct Case {
+    std::string what;
+    std::string text;
+    ErrorCode code;
+  };
+  const std::vector<Case> cases{
+      {"not json", "{\"scheme\": ", ErrorCode::invalid_argument},
+      {"empty", "", ErrorCode::invalid_argument},
+      {"array", "[1, 2]", ErrorCode::invalid_argument},
+      {"unknown key", with("\"profile\"", "\"profil\""), ErrorCode::invalid_argument},
+      {"missing scheme", with("\"scheme\": \"" + base_scheme + "\",", ""), ErrorCode::invalid_argument},
+      {"missing codes", with("\"codes\": [1,2,3,4],", ""), ErrorCode::invalid_argument},
+      {"missing global", with("\"global_scale\": 0.25,", ""), ErrorCode::invalid_argument},
+      {"scheme type", with("\"" + base_scheme + "\"", "7"), ErrorCode::invalid_argument},
+      {"bad scheme", with(base_scheme, "q9s"), ErrorCode::malformed_scheme},
+      {"rejected scheme", with(base_scheme, "q8s:block[2]=f32:tensor=f32"), ErrorCode::two_level_block_dtype},
+      {"profile", with("\"exact\"", "\"fast\""), ErrorCode::invalid_argument},
+      {"profile type", with("\"exact\"", "1"), ErrorCode::invalid_argument},
+      {"shape type", with("\"shape\": [4]", "\"shape\": 4"), ErrorCode::invalid_argument},
+      {"shape negative", with("\"shape\": [4]", "\"shape\": [-4]"), ErrorCode::invalid_argument},
+      {"shape float", with("\"shape\": [4]", "\"shape\": [4.0]"), ErrorCode::invalid_argument},
+      {"shape rank", with("\"shape\": [4]", "\"shape\": [1,1,1,1,1,1,1,1,4]"), ErrorCode::rank_too_large},
+      {"shape overflow", with("\"shape\": [4]", "\"shape\": [4294967296,4294967296]"), ErrorCode::shape_overflow},
+      {"codes short", with("[1,2,3,4]", "[1,2,3]"), ErrorCode::size_mismatch},
+      {"codes long", with("[1,2,3,4]", "[1,2,3,4,5]"), ErrorCode::size_mismatch},
+      {"codes type", with("[1,2,3,4]", "\"1234\""), ErrorCode::invalid_argument},
+      {"code out of range", with("[1,2,3,4]", "[1,2,-128,4]"), ErrorCode::corrupt_bytes},
+      {"code huge", with("[1,2,3,4]", "[1,2,99999999999,4]"), ErrorCode::corrupt_bytes},
+      {"code fraction", with("[1,2,3,4]", "[1,2,3.5,4]"), ErrorCode::corrupt_bytes},
+      {"code string", with("[1,2,3,4]", "[1,2,\"3\",4]"), ErrorCode::corrupt_bytes},
+      {"scales short", with("[1.0,0.5]", "[1.0]"), ErrorCode::size_mismatch},
+      {"scales type", with("[1.0,0.5]", "{}"), ErrorCode::invalid_argument},
+      {"scale off grid", with("[1.0,0.5]", "[1.0,0.3]"), ErrorCode::corrupt_bytes},
+      {"scale too big", with("[1.0,0.5]", "[1.0,500]"), ErrorCode::corrupt_bytes},
+      {"scale negative", with("[1.0,0.5]", "[1.0,-0.5]"), ErrorCode::corrupt_bytes},
+      {"scale -0", with("[1.0,0.5]", "[1.0,-0.0]"), ErrorCode::corrupt_bytes},
+      {"scale string", with("[1.0,0.5]", "[1.0,\"0.5\"]"), ErrorCode::corrupt_bytes},
+      {"scale null", with("[1.0,0.5]", "[1.0,null]"), ErrorCode::corrupt_bytes},
+      {"global null", with("\"global_scale\": 0.25", "\"global_scale\": null"), ErrorCode::invalid_argument},
+      {"global negative", with("\"global_scale\": 0.25", "\"global_scale\": -0.25"), ErrorCode::corrupt_bytes},
+      {"global string", with("\"global_scale\": 0.25", "\"global_scale\": \"x\""), ErrorCode::corrupt_bytes},
+      {"global inexact int", with("\"global_scale\": 0.25", "\"global_scale\": 16777217"), ErrorCode::corrupt_bytes},
+      {"global overflow", with("\"global_scale\": 0.25", "\"global_scale\": 1e39"), ErrorCode::corrupt_bytes},
+      {"bytes mismatch", with("\"bytes\": \"01", "\"bytes\": \"02"), ErrorCode::corrupt_bytes},
+      {"bytes odd", with("\"bytes\": \"01", "\"bytes\": \"0"), ErrorCode::invalid_argument},
+      {"bytes hex", with("\"bytes\": \"01", "\"bytes\": \"0g"), ErrorCode::invalid_argument},
+      {"bytes short", with("\"bytes\": \"01", "\"bytes\": \""), ErrorCode::size_mismatch},
+      {"bytes type", with("\"bytes\": \"", "\"bytes\": [\""), ErrorCode::invalid_argument},
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.what << ": " << c.text) { expect_code(qjson::read(c.text).status(), c.code); }
+  }
+  // One-level scheme with a global scale.
+  expect_code(qjson::read(R"({"scheme": "q8s", "shape": [1], "codes": [1], "block_scales": [1], "global_scale": 1})")
+                  .status(),
+              ErrorCode::invalid_argument);
+  // Lookup mode is rejected by validate().
+  expect_code(qjson::read(R"({"scheme": "q8s:lookup", "shape": [1], "codes": [1], "block_scales": [1], "global_scale": null})")
+                  .status(),
+              ErrorCode::lookup_table_missing);
+}

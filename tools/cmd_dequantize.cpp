@@ -1,0 +1,105 @@
+// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor.
+// Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
+// exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
+// --shape, when given, must agree with the file. Nothing is written on error.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "reference/reference.hpp"
+#include "scheme/text.hpp"
+#include "tools/command.hpp"
+#include "tools/engine.hpp"
+#include "tools/file_io.hpp"
+#include "tools/npy.hpp"
+#include "tools/qjson.hpp"
+#include "tools/shape_arg.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+struct DequantizeArgs {
+  std::string input;
+  std::string output;
+  std::optional<std::string> scheme;
+  std::optional<std::string> shape;
+  std::optional<std::string> profile;
+  std::string engine{kDefaultEngine};
+};
+
+Result<QuantizedTensor> load(const DequantizeArgs& args) {
+  std::optional<Scheme> scheme;
+  if (args.scheme) {
+    auto s = parse_scheme(*args.scheme);
+    if (!s) return s.status();
+    scheme = *s;
+  }
+  std::optional<std::vector<std::uint64_t>> shape;
+  if (args.shape) {
+    auto s = parse_shape(*args.shape);
+    if (!s) return s.status();
+    shape = std::move(*s);
+  }
+  std::optional<Profile> profile;
+  if (args.profile) {
+    profile = profile_from_string(*args.profile);
+    if (!profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+  }
+  auto bytes = read_bytes(args.input);
+  if (!bytes) return bytes.status();
+
+  if (ends_with(args.input, ".bin")) {
+    if (!scheme || !shape) {
+      return Status(ErrorCode::invalid_argument,
+                    "a .bin input holds only the serialized bytes; give --scheme and --shape");
+    }
+    auto q = reference::decode(*scheme, *shape, *bytes, profile.value_or(Profile::exact));
+    if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+    return q;
+  }
+  auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+  if (scheme && !(*scheme == q->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
+                                                   ", which holds '" + format_scheme(q->scheme) + "'");
+  }
+  if (shape && *shape != q->shape) {
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+  }
+  if (profile) q->profile = *profile;
+  return q;
+}
+
+int run_dequantize(const DequantizeArgs& args) {
+  auto engine = find_engine(args.engine);
+  if (!engine) return report(engine.status());
+  auto q = load(args);
+  if (!q) return report(q.status());
+  auto y = (*engine)->dequantize(*q);
+  if (!y) return report(y.status());
+  auto bytes = npy::serialize_f32(q->shape, *y);
+  if (!bytes) return report(Status(ErrorCode::internal, bytes.status().message()));
+  const Status st = write_bytes(args.output, *bytes);
+  if (!st.ok()) return report(st);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_dequantize(CLI::App& root, std::vector<Command>& out) {
+  auto args = std::make_shared<DequantizeArgs>();
+  CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
+  app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
+  app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
+  app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
+  app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
+  app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
+  app->add_option("--engine", args->engine, "engine: reference (default)");
+  out.push_back({app, [args] { return run_dequantize(*args); }});
+}
+
+}  // namespace qscheme::cli

@@ -1,0 +1,144 @@
+// `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json or, for an
+// output ending in .bin, as the raw serialized bytes (reference::encode). Nothing is written on
+// error.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "reference/reference.hpp"
+#include "scheme/text.hpp"
+#include "tools/command.hpp"
+#include "tools/engine.hpp"
+#include "tools/file_io.hpp"
+#include "tools/npy.hpp"
+#include "tools/qjson.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// One f32 written in decimal (or hex-float), rounded once to f32 by strtof.
+Result<float> parse_f32(std::string_view text, std::string_view what) {
+  const std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0]))) {
+    return Status(ErrorCode::invalid_argument, std::string(what) + ": '" + s + "' is not a number");
+  }
+  return v;
+}
+
+struct QuantizeArgs {
+  std::string scheme;
+  std::string profile = "exact";
+  std::string calibration = "minmax";
+  std::string engine{kDefaultEngine};
+  std::string input;
+  std::string output;
+  std::optional<std::string> scales;
+  std::optional<std::string> global;
+};
+
+Result<std::vector<float>> parse_scales(const std::string& arg) {
+  if (ends_with(arg, ".npy")) {
+    auto a = npy::read_file(arg);
+    if (!a) return a.status();
+    if (a->dtype != npy::Dtype::f32) {
+      return Status(ErrorCode::unsupported_npy,
+                    arg + ": --scales takes a float32 ('<f4') array, got '" + std::string(npy::descr(a->dtype)) + "'");
+    }
+    return a->f32;
+  }
+  std::vector<float> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = arg.find(',', pos);
+    const std::string part = arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto v = parse_f32(part, "--scales");
+    if (!v) return v.status();
+    out.push_back(*v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+int run_quantize(const QuantizeArgs& args) {
+  auto scheme = parse_scheme(args.scheme);
+  if (!scheme) return report(scheme.status());
+  QuantizeOptions options;
+  const auto profile = profile_from_string(args.profile);
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + args.profile + "' is not exact or burn"});
+  options.profile = *profile;
+  const auto calibration = calibration_from_string(args.calibration);
+  if (!calibration) {
+    return report({ErrorCode::invalid_argument, "--calibration: '" + args.calibration + "' is not minmax or absmean"});
+  }
+  options.calibration = *calibration;
+  auto engine = find_engine(args.engine);
+  if (!engine) return report(engine.status());
+  if (args.global && !args.scales) {
+    return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
+  }
+  if (args.scales) {
+    GivenScales given;
+    auto block = parse_scales(*args.scales);
+    if (!block) return report(block.status());
+    given.block = std::move(*block);
+    if (args.global) {
+      auto g = parse_f32(*args.global, "--global");
+      if (!g) return report(g.status());
+      given.global = *g;
+    }
+    options.scales = std::move(given);
+  }
+
+  auto x = npy::read_file(args.input);
+  if (!x) return report(x.status());
+  if (x->dtype != npy::Dtype::f32) {
+    return report({ErrorCode::unsupported_npy, args.input + ": the input tensor must be float32 ('<f4'), got '" +
+                                                   std::string(npy::descr(x->dtype)) + "'"});
+  }
+  auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
+  if (!q) return report(q.status());
+
+  std::vector<std::uint8_t> out;
+  if (ends_with(args.output, ".bin")) {
+    auto bytes = reference::encode(*q);
+    if (!bytes) return report(bytes.status());
+    out = std::move(*bytes);
+  } else {
+    auto text = qjson::write(*q);
+    if (!text) return report(text.status());
+    out.assign(text->begin(), text->end());
+  }
+  const Status st = write_bytes(args.output, out);
+  if (!st.ok()) return report(st);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_quantize(CLI::App& root, std::vector<Command>& out) {
+  auto args = std::make_shared<QuantizeArgs>();
+  CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (or raw bytes for *.bin)");
+  app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
+  app->add_option("--profile", args->profile, "arithmetic profile: exact (default) or burn");
+  app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
+  app->add_option("--engine", args->engine, "engine: reference (default)");
+  app->add_option("--input", args->input, "input tensor: little-endian float32 .npy, C order")->required();
+  app->add_option("--output", args->output, "output: *.bin for the serialized bytes, anything else Q.json")->required();
+  app->add_option("--scales", args->scales,
+                  "given scales instead of calibration: a,b,... or a float32 .npy, one per block (one for per-tensor)");
+  app->add_option("--global", args->global, "the given global scale of a two-level scheme (with --scales)");
+  out.push_back({app, [args] { return run_quantize(*args); }});
+}
+
+}  // namespace qscheme::cli
