@@ -1,2 +1,650 @@
-// Placeholder translation unit: the Highway engine lands with the fast-engine issue.
-namespace qscheme::fast {}
+// The fast engine's driver: validation, geometry (rows x segments of the block grid), per-block
+// scale arithmetic (scalar, exact), and the per-element passes through the dispatched kernels.
+#include "fast/fast.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "fast/exact_scale.h"
+#include "fast/kernels.h"
+#include "fast/scalar.h"
+
+namespace qscheme::fast {
+namespace {
+
+using detail::ExactSum;
+using detail::Grid;
+using detail::u128;
+
+std::atomic<unsigned> g_threads{1};
+
+// Runs fn(begin, end) over [0, n) split into at most threads() contiguous chunks whose
+// boundaries are multiples of `align`. Deterministic: each index is handled by exactly one call.
+// `work` is the number of elements behind the n indices: below 2^15 threads cost more than they save.
+template <class Fn>
+void parallel_chunks(std::uint64_t n, std::uint64_t align, std::uint64_t work, Fn fn) {
+  unsigned t = g_threads.load();
+  if (align == 0) align = 1;
+  const std::uint64_t units = (n + align - 1) / align;
+  if (t <= 1 || units < 2 || work < (1u << 15)) {
+    if (n) fn(std::uint64_t{0}, n);
+    return;
+  }
+  t = static_cast<unsigned>(std::min<std::uint64_t>(t, units));
+  std::vector<std::thread> pool;
+  pool.reserve(t - 1);
+  for (unsigned k = 0; k < t; ++k) {
+    const std::uint64_t b = std::min(n, units * k / t * align), e = std::min(n, units * (k + 1) / t * align);
+    if (b >= e) continue;
+    if (k + 1 == t) {
+      fn(b, e);
+    } else {
+      pool.emplace_back([=] { fn(b, e); });
+    }
+  }
+  for (auto& th : pool) th.join();
+}
+
+int fmt_of(Value v) {
+  switch (v) {
+    case Value::e4m3: return scalar::kE4M3;
+    case Value::e5m2: return scalar::kE5M2;
+    default: return scalar::kE2M1;
+  }
+}
+
+// Rows x segments view of a tensor against its block grid. A row is one line along the last
+// axis; it crosses ceil(L / bw) blocks, consecutive in the block index.
+struct Geo {
+  std::size_t R = 1;
+  std::vector<std::uint64_t> shape, block, bpd, bstride;
+  std::uint64_t rows = 0, L = 0, bw = 1, elements = 0, nblocks = 1;
+
+  explicit Geo(const Layout& l) {
+    shape = l.shape;
+    block = l.block;
+    bpd = l.blocks_per_dim;
+    if (shape.empty()) {  // a scalar is a [1] tensor
+      shape = {1};
+      block = {1};
+      bpd = {1};
+    }
+    R = shape.size();
+    elements = l.elements;
+    L = shape[R - 1];
+    rows = L ? elements / L : 0;
+    bw = std::max<std::uint64_t>(block[R - 1], 1);
+    bstride.assign(R, 1);
+    for (std::size_t d = R - 1; d-- > 0;) bstride[d] = bstride[d + 1] * bpd[d + 1];
+    nblocks = 1;
+    for (auto b : bpd) nblocks *= b;
+  }
+  // Block index of the first segment of row r.
+  std::uint64_t row_base(std::uint64_t r) const {
+    std::uint64_t base = 0;
+    for (std::size_t d = R - 1; d-- > 0;) {
+      const std::uint64_t c = r % shape[d];
+      r /= shape[d];
+      base += (c / block[d]) * bstride[d];
+    }
+    return base;
+  }
+  // Rows per index of axis 0 times block[0]: a chunk of rows aligned to this never splits a block.
+  std::uint64_t row_align() const { return R >= 2 ? (rows / shape[0]) * block[0] : 1; }
+  // Number of elements of block j (partial blocks at the ends are smaller).
+  std::uint64_t block_elements(std::uint64_t j) const {
+    std::uint64_t n = 1;
+    for (std::size_t d = R; d-- > 0;) {
+      const std::uint64_t c = j % bpd[d];
+      j /= bpd[d];
+      n *= std::min(block[d], shape[d] - c * block[d]);
+    }
+    return n;
+  }
+};
+
+// Calls fn(x_offset, len, first_block) for every row (or, for a single row, for chunks of whole
+// segments of it): the piece covers ceil(len / bw) consecutive blocks starting at first_block.
+// In parallel by chunks of rows aligned to whole blocks when split_aligned (calibration).
+template <class Fn>
+void for_rows(const Geo& g, bool split_aligned, Fn fn) {
+  if (g.elements == 0) return;
+  if (g.rows == 1) {
+    const std::uint64_t nseg = (g.L + g.bw - 1) / g.bw;
+    parallel_chunks(nseg, 1, g.elements, [&](std::uint64_t sb, std::uint64_t se) {
+      const std::uint64_t off = sb * g.bw;
+      fn(off, std::min(se * g.bw, g.L) - off, sb);
+    });
+    return;
+  }
+  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
+    for (std::uint64_t r = rb; r < re; ++r) fn(r * g.L, g.L, g.row_base(r));
+  });
+}
+
+Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
+
+// Effective scales of every block.
+struct Scales {
+  std::vector<std::uint32_t> bits;   // stored, one per innermost-level scale
+  std::optional<std::uint32_t> global;
+  std::vector<double> e_exact;       // exact profile: s_j (* g), exact in f64
+  std::vector<float> e_burn;         // burn profile: divisor/multiplier (0 replaced by 0.1)
+};
+
+double dtype_max(ScaleDtype d) { return detail::grid_of(d).max; }
+
+std::uint32_t f32bits(float f) { return scalar::f32_bits(f); }
+
+Status check_given(const GivenScales& gs, const Layout& l, bool two) {
+  for (std::size_t i = 0; i < gs.block.size(); ++i) {
+    if (!std::isfinite(gs.block[i]) || gs.block[i] < 0) {
+      return err(ErrorCode::invalid_scale,
+                 "given scale " + std::to_string(i) + " is negative, NaN or infinite; scales must be finite and >= 0", i);
+    }
+  }
+  if (two && (!std::isfinite(*gs.global) || *gs.global < 0)) {
+    return err(ErrorCode::invalid_scale, "the given global scale is negative, NaN or infinite", l.scales);
+  }
+  return {};
+}
+
+// ------------------------------------------------------------------------------- quantize
+
+Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
+                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  if (n != l.elements) {
+    return err(ErrorCode::size_mismatch, "x has " + std::to_string(n) + " values but the shape has " +
+                                             std::to_string(l.elements) + " elements");
+  }
+  const bool two = scheme.two_level();
+  const bool burn = opt.profile == Profile::burn;
+  const bool absmean = opt.calibration == Calibration::absmean;
+  const GivenScales* given = opt.scales ? &*opt.scales : nullptr;
+  if (given) {
+    if (given->block.size() != l.scales) {
+      return err(ErrorCode::size_mismatch, "given " + std::to_string(given->block.size()) +
+                                               " block scales, the layout has " + std::to_string(l.scales));
+    }
+    if (given->global.has_value() != two) {
+      return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
+                                               : "a one-level scheme takes no global scale");
+    }
+  }
+  if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
+  if (!given && burn && absmean && two) {
+    return err(ErrorCode::unsupported_profile, "the burn profile has no absmean calibration over two levels");
+  }
+  const Geo g(l);
+  const std::uint64_t nb = l.scales;
+  {
+    // One pass when every block lies inside one row and its scale depends on its block alone
+    // (one level, minmax, calibrated): calibrate a row, then quantize it while it is in cache.
+    // Any anomaly (non-finite input, burn overflow) abandons this path for the general one
+    // below, which reports errors in the documented order.
+    bool row_blocks = scheme.block.has_value();
+    for (std::size_t d = 0; d + 1 < g.R; ++d) row_blocks = row_blocks && g.block[d] == 1;
+    if (row_blocks && !two && !given && !absmean && g.elements > 0) {
+      const ValueInfo& vi = info(scheme.value);
+      const ScaleDtype sd = scheme.scale_dtype();
+      const Grid grid = detail::grid_of(sd);
+      const double W = static_cast<double>(vi.hi - vi.lo);
+      const int fmt = vi.is_float ? fmt_of(scheme.value) : 0;
+      const int sign_code = vi.is_float ? scalar::kMini[fmt].sign : 0;
+      const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
+      std::atomic<bool> anomaly{false};
+      for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+        if (anomaly.load(std::memory_order_relaxed)) return;
+        const std::uint64_t ns = (len + g.bw - 1) / g.bw;
+        std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
+        std::vector<double> ee(burn ? 0 : ns);
+        std::vector<float> eb(burn ? ns : 0);
+        std::fill(bm, bm + ns, 0u);
+        kernels::SegmentMaxAbsBits(x + off, len, g.bw, bm);
+        for (std::uint64_t k = 0; k < ns; ++k) {
+          if (bm[k] >= 0x7F800000u) {
+            anomaly = true;
+            return;
+          }
+          const float a = scalar::f32_from_bits(bm[k]);
+          double st;
+          if (!burn) {
+            st = detail::grid_round_up(2.0 * a / W, grid);
+            ee[k] = st;
+          } else {
+            const float two_a = a * 2.0f;
+            if (std::isinf(two_a)) {
+              anomaly = true;
+              return;
+            }
+            st = detail::grid_round_up(two_a / static_cast<float>(W), grid);
+            const float e = static_cast<float>(st);
+            eb[k] = e == 0 ? 0.1f : e;
+          }
+          bm[k] = detail::scale_to_bits(st, sd);
+        }
+        kernels::QuantizeRow(x + off, len, g.bw, burn ? nullptr : ee.data(), burn ? eb.data() : nullptr, mode, vi.lo,
+                             vi.hi, fmt, sign_code, codes + off);
+      });
+      if (!anomaly.load()) return {};
+    }
+  }
+  // Calibration pass: max |x| bits per block (also finds non-finite input).
+  std::vector<std::uint32_t> bmax(nb, 0);
+  for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::SegmentMaxAbsBits(x + off, len, g.bw, &bmax[b]);
+  });
+  for (std::uint32_t m : bmax) {
+    if (m >= 0x7F800000u) {
+      std::size_t i = 0;
+      while (std::isfinite(x[i])) ++i;
+      return err(ErrorCode::non_finite_input, "x[" + std::to_string(i) + "] is NaN or infinite", i);
+    }
+  }
+  const ValueInfo& vi = info(scheme.value);
+  const ScaleDtype sd = scheme.scale_dtype();
+  const Grid grid = detail::grid_of(sd);
+  const double W = static_cast<double>(vi.hi - vi.lo);
+  const double Dmax = two ? dtype_max(sd) : 1.0;
+  Scales sc;
+  sc.bits.resize(nb);
+  std::vector<double> stored(nb);  // stored scale values
+  double gval = 1.0;               // global (two-level)
+
+  std::vector<ExactSum> sums;
+  if (!given && absmean) {
+    sums.resize(nb);
+    // Exact sums per block; chunks aligned so that no block is shared between threads.
+    for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+      for (std::uint64_t i = 0; i < len; ++i) sums[b + i / g.bw].add_abs(x[off + i]);
+    });
+  }
+  auto alpha_f = [&](std::uint64_t j) { return scalar::f32_from_bits(bmax[j]); };
+
+  if (given) {
+    for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(given->block[j], grid);
+    if (two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
+  } else if (!burn) {
+    // exact profile
+    if (!two) {
+      for (std::uint64_t j = 0; j < nb; ++j) {
+        if (absmean) {
+          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), 1.0, grid);
+        } else {
+          // 2 alpha / W: correctly rounded f64 quotient decides the round-up exactly (SEMANTICS-fast.md).
+          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / W, grid);
+        }
+      }
+    } else {
+      const Grid f32g = detail::f32_grid();
+      double gm = 0;
+      if (absmean) {
+        for (std::uint64_t j = 0; j < nb; ++j) {
+          const u128 D = static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W) * static_cast<u128>(Dmax);
+          gm = std::max(gm, detail::round_up_ratio(sums[j], D, 1.0, f32g));
+        }
+      } else {
+        float amax = 0;
+        for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
+        gm = detail::grid_round_up(2.0 * amax / (W * Dmax), f32g);
+      }
+      gval = std::max(gm, std::ldexp(1.0, -126));
+      for (std::uint64_t j = 0; j < nb; ++j) {
+        if (absmean) {
+          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
+        } else {
+          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / (W * gval), grid);
+        }
+      }
+    }
+  } else {
+    // burn profile: f32 at every step.
+    std::vector<float> scale(nb);
+    for (std::uint64_t j = 0; j < nb; ++j) {
+      const float a = absmean ? detail::f32_mean_rne(sums[j], g.block_elements(j)) : alpha_f(j);
+      const float two_a = a * 2.0f;
+      if (std::isinf(two_a)) {
+        return err(ErrorCode::unsupported_profile,
+                   "block " + std::to_string(j) + ": 2*alpha overflows f32 under the burn profile", j);
+      }
+      scale[j] = two_a / static_cast<float>(W);
+    }
+    if (!two) {
+      for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(scale[j], grid);
+    } else {
+      float smax = 0;
+      for (float s : scale) smax = std::max(smax, s);
+      const float gf = std::max(smax / static_cast<float>(Dmax), FLT_MIN);
+      gval = gf;
+      for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(scale[j] / gf, grid);
+    }
+  }
+
+  // Stored bits and effective scales.
+  for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
+  if (two && global_bits) *global_bits = f32bits(static_cast<float>(gval));
+  std::vector<double> ee;
+  std::vector<float> eb;
+  if (!burn) {
+    ee.resize(nb);
+    for (std::uint64_t j = 0; j < nb; ++j) {
+      ee[j] = two ? stored[j] * gval : stored[j];  // <= 11 + 24 significant bits: exact
+      if (ee[j] == 0 && bmax[j] != 0) {
+        return err(ErrorCode::zero_scale_nonzero_input,
+                   "block " + std::to_string(j) + " has a zero scale but a non-zero value", j);
+      }
+    }
+  } else {
+    eb.resize(nb);
+    const float gf = static_cast<float>(gval);
+    for (std::uint64_t j = 0; j < nb; ++j) {
+      const float e = two ? gf * static_cast<float>(stored[j]) : static_cast<float>(stored[j]);
+      if (std::isinf(e)) {
+        return err(ErrorCode::unsupported_profile,
+                   "block " + std::to_string(j) + ": Burn's f32 product g * s overflows; use profile exact", j);
+      }
+      eb[j] = e == 0 ? 0.1f : e;
+    }
+  }
+
+  // Quantize pass.
+  const bool is_float = vi.is_float;
+  const int fmt = is_float ? fmt_of(scheme.value) : 0;
+  const int sign_code = is_float ? scalar::kMini[fmt].sign : 0;
+  const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
+  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::QuantizeRow(x + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
+                         mode, vi.lo, vi.hi, fmt, sign_code, codes + off);
+  });
+  return {};
+}
+
+// ------------------------------------------------------------------------------- checks
+
+struct CodeRange {
+  int lo, hi, nan_mask;
+};
+CodeRange code_range(Value v) {
+  const ValueInfo& vi = info(v);
+  if (!vi.is_float) return {vi.lo, vi.hi, 0};
+  const int fmt = fmt_of(v);
+  return {0, (1 << vi.bits) - 1, scalar::kMini[fmt].nan_mask};
+}
+
+// Validates q against its scheme and shape and computes the effective scales.
+Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<double>* ee, std::vector<float>* eb) {
+  if (q.codes.size() != l.elements) {
+    return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
+                                             std::to_string(l.elements) + " elements");
+  }
+  if (q.scale_bits.size() != l.scales) {
+    return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.scale_bits.size()) +
+                                             " scales, the layout has " + std::to_string(l.scales));
+  }
+  const bool two = q.scheme.two_level();
+  if (q.global_bits.has_value() != two) {
+    return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a global scale" : "a one-level scheme has no global scale");
+  }
+  const ScaleDtype sd = q.scheme.scale_dtype();
+  std::vector<double> s(l.scales);
+  for (std::size_t j = 0; j < l.scales; ++j) {
+    if (!detail::scale_from_bits(q.scale_bits[j], sd, &s[j])) {
+      return err(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is not a finite non-negative " +
+                                               std::string(to_string(sd)) + " value", j);
+    }
+  }
+  double gv = 1.0;
+  if (two && !detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
+    return err(ErrorCode::corrupt_bytes, "the global scale is not a finite non-negative f32", l.scales);
+  }
+  const CodeRange cr = code_range(q.scheme.value);
+  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  if (bad != q.codes.size()) {
+    return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
+                                             " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
+  }
+  if (q.profile == Profile::exact) {
+    ee->resize(l.scales);
+    for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = two ? s[j] * gv : s[j];
+  } else {
+    eb->resize(l.scales);
+    const float gf = static_cast<float>(gv);
+    for (std::size_t j = 0; j < l.scales; ++j) {
+      const float e = two ? gf * static_cast<float>(s[j]) : static_cast<float>(s[j]);
+      (*eb)[j] = e == 0 ? 0.1f : e;
+    }
+  }
+  return {};
+}
+
+Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
+  auto lr = make_layout(q.scheme, q.shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  std::vector<double> ee;
+  std::vector<float> eb;
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
+  const Geo g(l);
+  const ValueInfo& vi = info(q.scheme.value);
+  const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
+  const std::int32_t* c = q.codes.data();
+  const bool exact = q.profile == Profile::exact;
+  const int mode = (exact ? 0 : 2) + (vi.is_float ? 1 : 0);
+  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::DequantRow(c + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
+                        mode, fmt, out + off);
+  });
+  return {};
+}
+
+// ------------------------------------------------------------------------------- bytes
+
+void put_le(std::uint8_t* p, std::uint32_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint32_t get_le(const std::uint8_t* p, int bytes) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+
+// Packed-axis view: outer x n_p x inner, groups of nq along n_p.
+struct PackGeo {
+  std::uint64_t outer = 1, np = 1, inner = 1, groups = 1;
+  int nq = 1, bits = 8, ebytes = 1;
+};
+PackGeo pack_geo(const Layout& l, const Scheme& s) {
+  PackGeo p;
+  const int ax = l.packed_axis;
+  for (int d = 0; d < ax; ++d) p.outer *= l.shape[d];
+  p.np = l.shape[ax];
+  for (std::size_t d = ax + 1; d < l.shape.size(); ++d) p.inner *= l.shape[d];
+  p.nq = l.codes_per_storage_element;
+  p.bits = info(s.value).bits;
+  p.ebytes = l.storage_element_bytes;
+  p.groups = (p.np + p.nq - 1) / p.nq;
+  return p;
+}
+
+void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
+  if (l.elements == 0) return;  // no values (and no storage elements)
+  const std::int32_t* c = q.codes.data();
+  if (l.packed_axis < 0) {
+    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
+    return;
+  }
+  const PackGeo p = pack_geo(l, q.scheme);
+  const std::uint32_t mask = (1u << p.bits) - 1;
+  parallel_chunks(p.outer, 1, l.elements, [&](std::uint64_t ob, std::uint64_t oe) {
+    std::vector<std::uint32_t> words(p.inner);
+    for (std::uint64_t o = ob; o < oe; ++o) {
+      for (std::uint64_t gi = 0; gi < p.groups; ++gi) {
+        const std::uint64_t first = gi * p.nq;
+        const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(p.nq, p.np - first));
+        const std::int32_t* src = c + (o * p.np + first) * p.inner;
+        std::uint8_t* dst = out + (o * p.groups + gi) * p.inner * p.ebytes;
+        if (p.inner == 1) {
+          std::uint32_t w = 0;
+          for (std::size_t i = 0; i < count; ++i) w |= (static_cast<std::uint32_t>(src[i]) & mask) << (i * p.bits);
+          put_le(dst, w, p.ebytes);
+          continue;
+        }
+        kernels::PackWords(src, p.inner, count, p.inner, p.bits, words.data());
+        if (p.ebytes == 4) {
+          std::memcpy(dst, words.data(), p.inner * 4);  // little-endian host (x86-64)
+        } else {
+          for (std::uint64_t j = 0; j < p.inner; ++j) dst[j] = static_cast<std::uint8_t>(words[j]);
+        }
+      }
+    }
+  });
+}
+
+// Returns the index of the first bad element (code or padding), or kNoIndex.
+std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* in, std::int32_t* c) {
+  const ValueInfo& vi = info(s.value);
+  const bool is_signed = !vi.is_float;
+  if (l.elements == 0) return kNoIndex;
+  if (l.packed_axis < 0) {
+    kernels::BytesToCodes(in, l.elements, is_signed, c);
+    return kNoIndex;
+  }
+  const PackGeo p = pack_geo(l, s);
+  std::size_t bad = kNoIndex;
+  std::vector<std::uint32_t> words(p.inner);
+  for (std::uint64_t o = 0; o < p.outer; ++o) {
+    for (std::uint64_t gi = 0; gi < p.groups; ++gi) {
+      const std::uint64_t first = gi * p.nq;
+      const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(p.nq, p.np - first));
+      const std::uint8_t* src = in + (o * p.groups + gi) * p.inner * p.ebytes;
+      std::int32_t* dst = c + (o * p.np + first) * p.inner;
+      if (p.ebytes == 4) std::memcpy(words.data(), src, p.inner * 4);
+      else for (std::uint64_t j = 0; j < p.inner; ++j) words[j] = src[j];
+      if (count < static_cast<std::size_t>(p.nq)) {
+        for (std::uint64_t j = 0; j < p.inner; ++j) {
+          if ((words[j] >> (count * p.bits)) != 0 && bad == kNoIndex) bad = (o * p.np + first) * p.inner + j;
+        }
+      }
+      kernels::UnpackWords(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
+    }
+  }
+  return bad;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- public
+
+Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& options,
+                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  return quantize_impl(scheme, shape, x, n, options, codes, scale_bits, global_bits);
+}
+
+Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
+                                 const QuantizeOptions& options) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  QuantizedTensor q;
+  q.scheme = scheme;
+  q.profile = options.profile;
+  q.shape.assign(shape.begin(), shape.end());
+  if (x.size() == lr->elements) {
+    q.codes.resize(lr->elements);
+    q.scale_bits.resize(lr->scales);
+  }
+  std::uint32_t gb = 0;
+  QSCHEME_RETURN_IF_ERROR(
+      quantize_impl(scheme, shape, x.data(), x.size(), options, q.codes.data(), q.scale_bits.data(), &gb));
+  if (scheme.two_level()) q.global_bits = gb;
+  return q;
+}
+
+Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n) { return dequantize_impl(q, out, n); }
+
+Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
+  auto lr = make_layout(q.scheme, q.shape);
+  if (!lr) return lr.status();
+  std::vector<float> out(q.codes.size() == lr->elements ? lr->elements : 0);
+  QSCHEME_RETURN_IF_ERROR(dequantize_impl(q, out.data(), q.codes.size() == lr->elements ? lr->elements : 0));
+  return out;
+}
+
+Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
+  auto lr = make_layout(q.scheme, q.shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  std::vector<double> ee;
+  std::vector<float> eb;
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  std::vector<std::uint8_t> out(l.total_bytes);
+  encode_values(q, l, out.data());
+  const int sb = info(q.scheme.scale_dtype()).bytes;
+  std::uint8_t* p = out.data() + l.value_bytes;
+  for (std::size_t j = 0; j < l.scales; ++j) put_le(p + j * sb, q.scale_bits[j], sb);
+  if (q.global_bits) put_le(out.data() + l.value_bytes + l.scale_bytes, *q.global_bits, 4);
+  return out;
+}
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  if (bytes.size() != l.total_bytes) {
+    return Status(ErrorCode::size_mismatch, "got " + std::to_string(bytes.size()) + " bytes, the layout needs " +
+                                                std::to_string(l.total_bytes));
+  }
+  QuantizedTensor q;
+  q.scheme = scheme;
+  q.profile = profile;
+  q.shape.assign(shape.begin(), shape.end());
+  const ScaleDtype sd = scheme.scale_dtype();
+  const int sb = info(sd).bytes;
+  q.scale_bits.resize(l.scales);
+  const std::uint8_t* p = bytes.data() + l.value_bytes;
+  for (std::size_t j = 0; j < l.scales; ++j) {
+    q.scale_bits[j] = get_le(p + j * sb, sb);
+    double v;
+    if (!detail::scale_from_bits(q.scale_bits[j], sd, &v)) {
+      return Status(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is NaN, infinite or negative", j);
+    }
+  }
+  if (scheme.two_level()) {
+    const std::uint32_t gb = get_le(bytes.data() + l.value_bytes + l.scale_bytes, 4);
+    double v;
+    if (!detail::scale_from_bits(gb, ScaleDtype::f32, &v)) {
+      return Status(ErrorCode::corrupt_bytes, "the global scale is NaN, infinite or negative", l.scales);
+    }
+    q.global_bits = gb;
+  }
+  q.codes.resize(l.elements);
+  const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
+  const CodeRange cr = code_range(scheme.value);
+  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  const std::size_t first_bad = std::min(bad == q.codes.size() ? kNoIndex : bad, bad_pad);
+  if (first_bad != kNoIndex) {
+    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(first_bad) +
+                                                " holds a code or padding the scheme cannot produce", first_bad);
+  }
+  return q;
+}
+
+void set_threads(unsigned n) {
+  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+  g_threads.store(n);
+}
+unsigned threads() { return g_threads.load(); }
+
+std::string current_target() { return kernels::CurrentTarget(); }
+std::vector<std::string> available_targets() { return kernels::AvailableTargets(); }
+bool set_target(const std::string& name) { return kernels::ForceTarget(name); }
+
+}  // namespace qscheme::fast

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "scheme/ostream.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"

@@ -1,0 +1,72 @@
+// The fast engine: Google Highway SIMD kernels with dynamic dispatch, bit-identical to the
+// reference engine (reference/reference.hpp) for every input, including the error code of every
+// rejected input. docs/SEMANTICS-fast.md explains why the SIMD arithmetic is exact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scheme/layout.hpp"
+#include "scheme/quantized.hpp"
+#include "scheme/status.hpp"
+
+namespace qscheme::fast {
+
+// Quantizes row-major f32 `x` of `shape` under `scheme`. Errors, checked in this order: every
+// validate() error; size-mismatch (x.size() != element count; given scales of the wrong count or
+// a global present/absent against the scheme's levels); invalid-scale (index = scale, the
+// global's index is the block-scale count); unsupported-profile (burn + absmean over two levels,
+// when calibrating); non-finite-input (index = first bad element); unsupported-profile (burn:
+// 2*alpha or g*s overflows f32; index = block); zero-scale-nonzero-input (exact, index = block).
+Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
+                                 const QuantizeOptions& options = {});
+
+// Dequantizes under q.profile. Errors: validate() errors, size-mismatch (codes, scale or global
+// count), corrupt-bytes (first a scale, then the global, then a code bit pattern the scheme
+// cannot hold; index = scale (global: block count) or element).
+Result<std::vector<float>> dequantize(const QuantizedTensor& q);
+
+// Serialized bytes in Burn's layout: [values][block or tensor scales][f32 global], little-endian.
+// Errors as dequantize.
+Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q);
+
+// Inverse of encode. Errors: validate() errors, size-mismatch (bytes.size() != total_bytes),
+// corrupt-bytes (a code, padding field or scale the scheme cannot produce).
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               Profile profile = Profile::exact);
+
+// ---- lower-level entry points: caller-owned buffers, no vectors --------------------------------
+
+// Quantizes into caller-owned arrays: codes[layout.elements], scale_bits[layout.scales],
+// *global_bits (two-level only; may be null otherwise). Same errors as quantize(); on error the
+// outputs are unspecified. n = number of floats at x.
+Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                     const QuantizeOptions& options, std::int32_t* codes, std::uint32_t* scale_bits,
+                     std::uint32_t* global_bits);
+// Dequantizes into out[n]; n must equal the element count (else size-mismatch).
+Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n);
+
+// ---- threads -----------------------------------------------------------------------------------
+
+// Worker threads for quantize/dequantize/encode/decode (1 = run on the caller's thread, the
+// default; 0 = std::thread::hardware_concurrency()). The output never depends on it: work is
+// split by blocks and rows, each element computed the same way. Process-wide.
+void set_threads(unsigned n);
+unsigned threads();
+
+// ---- Highway targets ---------------------------------------------------------------------------
+
+// Target the kernels run on now, e.g. "AVX3".
+std::string current_target();
+// Targets compiled into this build that this CPU supports, best first.
+std::vector<std::string> available_targets();
+// Forces a target by name (as listed by available_targets()); "" or "auto" restores automatic
+// choice. The environment variable QSCHEME_TARGET=<name> does the same at first use. Returns
+// false and changes nothing for an unknown or unsupported name. Process-wide; call it while no
+// other thread runs qscheme::fast.
+bool set_target(const std::string& name);
+
+}  // namespace qscheme::fast

@@ -1,0 +1,537 @@
+// Per-target bodies of the fast engine's kernels (declared in kernels.h, dispatched from
+// kernels.cc). Included once per Highway target by foreach_target.h.
+//
+// Tails: every kernel processes whole vectors, then copies the remaining (< lanes) elements to a
+// zero-filled stack buffer, runs the same vector body on it and copies the live lanes back. So
+// there is one arithmetic path for body and tail, and no read or write past the caller's range.
+//
+// Exactness (details and proofs in docs/SEMANTICS-fast.md):
+//  * exact profile: x (f32, 24 bits) is promoted to f64 and divided by e (f64, <= 35 significant
+//    bits). IEEE division is correctly rounded, so the f64 quotient is within 2^-53 (relative) of
+//    x/e. A rounding boundary (k + 1/2 for integers, a midpoint of the minifloat grid) is either hit
+//    exactly by x/e -- then the boundary is an f64 value and the quotient is exact -- or missed by
+//    at least 2^-44 relative. Hence rounding the f64 quotient decides exactly as rounding x/e.
+//  * dequantize: value(code) (<= 8 bits) * e (<= 35 bits) is exact in f64; DemoteTo f32 rounds it
+//    once, to nearest-even (cvtpd2ps under the default MXCSR).
+
+#if defined(QSCHEME_FAST_KERNELS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_INL_H_
+#undef QSCHEME_FAST_KERNELS_INL_H_
+#else
+#define QSCHEME_FAST_KERNELS_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
+// tail(offset, remaining).
+template <class Body, class Tail>
+HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) body(i);
+  if (i < n) tail(i, n - i);
+}
+
+// ---------------------------------------------------------------------------- calibration
+
+HWY_NOINLINE std::uint32_t MaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t n) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  auto m0 = hn::Zero(di), m1 = hn::Zero(di);
+  std::size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask));
+    m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::LoadU(df, x + i + N)), mask));
+  }
+  for (; i + N <= n; i += N) m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask));
+  if (i < n) {
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::memcpy(buf, x + i, (n - i) * sizeof(float));
+    m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::Load(df, buf)), mask));
+  }
+  return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, hn::Max(m0, m1))));
+}
+
+HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t w,
+                                        std::uint32_t* HWY_RESTRICT acc) {
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(di);
+  std::size_t k = 0;
+  if (w >= N) {
+    for (std::size_t off = 0; off < len; off += w, ++k) {
+      const std::size_t cnt = len - off < w ? len - off : w;
+      const std::uint32_t m = MaxAbsBitsImpl(x + off, cnt);
+      if (m > acc[k]) acc[k] = m;
+    }
+    return;
+  }
+  // Narrow segments: a scalar loop beats per-segment reductions.
+  for (std::size_t off = 0; off < len; off += w, ++k) {
+    const std::size_t cnt = len - off < w ? len - off : w;
+    std::uint32_t m = acc[k];
+    for (std::size_t i = 0; i < cnt; ++i) {
+      std::uint32_t b;
+      std::memcpy(&b, x + off + i, 4);
+      b &= 0x7FFFFFFFu;
+      m = b > m ? b : m;
+    }
+    acc[k] = m;
+  }
+}
+
+// ---------------------------------------------------------------------------- minifloat encode
+
+// Magnitude code of y (f64 lanes, 0 <= y, finite or +inf) on a grid with m mantissa bits, smallest
+// normal exponent emin, largest value vmax: round to nearest-even, saturate.
+//   y' = min(y, vmax); Eeff = max(floor(log2 y'), emin); n = round_even(y' * 2^(m - Eeff));
+//   code = (Eeff - emin) * 2^m + n.
+// n lies in [0, 2^(m+1)]; n == 2^(m+1) (a carry into the next binade) and n == 2^m in the subnormal
+// binade both give the right code by this same formula. y' * 2^(m-Eeff) is a power-of-two scaling,
+// exact; Round is round-half-even on every target. Since vmax is on the grid and the largest
+// value, clamping before rounding equals rounding with saturation.
+template <class DF64>
+HWY_INLINE hn::Vec<DF64> MiniMagCode(DF64 d, hn::Vec<DF64> y, int m, int emin, double vmax) {
+  const hn::RebindToUnsigned<DF64> du;
+  y = hn::Min(y, hn::Set(d, vmax));
+  const auto yn = hn::Max(y, hn::Set(d, std::ldexp(1.0, emin)));  // normal f64, exponent = Eeff
+  const auto eb = hn::ShiftRight<52>(hn::BitCast(du, yn));      // Eeff + 1023
+  // 2^(m - Eeff) has biased exponent 1023 + m - Eeff = (2046 + m) - eb.
+  const auto p = hn::BitCast(d, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<uint64_t>(2046 + m)), eb)));
+  const auto n = hn::Round(hn::Mul(y, p));
+  // eb as an exact f64: OR it under the exponent of 2^52, subtract 2^52.
+  const auto two52 = hn::Set(d, 4503599627370496.0);
+  const auto ebf = hn::Sub(hn::BitCast(d, hn::Or(eb, hn::BitCast(du, two52))), two52);
+  const auto base = hn::Mul(hn::Sub(ebf, hn::Set(d, 1023.0 + emin)), hn::Set(d, static_cast<double>(1 << m)));
+  return hn::Add(base, n);
+}
+
+struct MiniParams {
+  int m, emin;
+  double vmax;
+  int sign;
+};
+HWY_INLINE MiniParams Mini(int fmt) {
+  switch (fmt) {
+    case 0: return {3, -6, 448.0, 0x80};
+    case 1: return {2, -14, 57344.0, 0x80};
+    default: return {1, 0, 6.0, 0x08};
+  }
+}
+
+// ---------------------------------------------------------------------------- quantize
+
+// Half-width f32 tag matching the f64 lane count.
+template <class DF64>
+using HalfF32 = hn::Rebind<float, DF64>;
+template <class DF64>
+using HalfI32 = hn::Rebind<int32_t, DF64>;
+
+HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int lo, int hi,
+                                       std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const HalfF32<decltype(dd)> df;
+  const HalfI32<decltype(dd)> di;
+  const std::size_t N = hn::Lanes(dd);
+  const auto ve = hn::Set(dd, e), vlo = hn::Set(dd, lo), vhi = hn::Set(dd, hi);
+  // Fast path: multiply by fl(1/e). For |x/e| <= 2^8 (the only range where the rounding
+  // direction survives the clamp) its absolute error is below 2^-44, while a quotient that is
+  // not a tie lies at least 2^-36 from every half-integer (docs/SEMANTICS-fast.md section 2).
+  // So unless the product lies within 2^-30 of a half-integer, it rounds like x/e; otherwise the
+  // whole vector is redone with the correctly rounded division (which sees ties exactly).
+  const auto vinv = hn::Set(dd, 1.0 / e);
+  const auto half = hn::Set(dd, 0.5), eps = hn::Set(dd, 0x1p-30);
+  auto one = [&](const float* src, std::int32_t* dst) {
+    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, src));
+    auto r = hn::Mul(xd, vinv);
+    const auto near = hn::Lt(hn::Abs(hn::Sub(hn::Sub(r, hn::Floor(r)), half)), eps);
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, near))) r = hn::Div(xd, ve);
+    const auto q = hn::Min(hn::Max(hn::Round(r), vlo), vhi);
+    hn::StoreU(hn::DemoteTo(di, q), di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
+                  std::memcpy(b, x + i, r * sizeof(float));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int fmt,
+                                         std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const HalfF32<decltype(dd)> df;
+  const HalfI32<decltype(dd)> di;
+  const std::size_t N = hn::Lanes(dd);
+  const MiniParams mp = Mini(fmt);
+  const auto ve = hn::Set(dd, e);
+  const int sign_shift = mp.sign == 0x80 ? 24 : 28;  // f32 sign bit 31 -> code sign bit
+  auto one = [&](const float* src, std::int32_t* dst) {
+    const auto xf = hn::LoadU(df, src);
+    const auto r = hn::Div(hn::Abs(hn::PromoteTo(dd, xf)), ve);
+    const auto code = hn::DemoteTo(di, MiniMagCode(dd, r, mp.m, mp.emin, mp.vmax));
+    const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf),
+                                                         sign_shift));
+    hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
+                  std::memcpy(b, x + i, r * sizeof(float));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+HWY_NOINLINE void QuantizeZeroScaleImpl(const float* HWY_RESTRICT x, std::size_t n, int sign_code,
+                                        std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(df);
+  const auto vs = hn::Set(di, sign_code);
+  auto one = [&](const float* src, std::int32_t* dst) {
+    const auto neg = hn::Lt(hn::BitCast(di, hn::LoadU(df, src)), hn::Zero(di));  // sign bit set
+    hn::StoreU(hn::IfThenElseZero(neg, vs), di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
+                  std::memcpy(b, x + i, r * sizeof(float));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+HWY_NOINLINE void QuantizeBurnIntImpl(const float* HWY_RESTRICT x, std::size_t n, float e, int lo, int hi,
+                                      std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(df);
+  const auto ve = hn::Set(df, e), vlo = hn::Set(df, static_cast<float>(lo)), vhi = hn::Set(df, static_cast<float>(hi));
+  const auto half = hn::Set(df, 0.5f);
+  const auto signmask = hn::Set(df, -0.0f);
+  const auto onef = hn::Set(df, 1.0f);
+  auto one = [&](const float* src, std::int32_t* dst) {
+    const auto t = hn::Div(hn::LoadU(df, src), ve);  // f32, may be +-inf
+    const auto tr = hn::Trunc(t);
+    // t - trunc(t) is exact; round half away from zero (Rust f32::round). For t = +-inf the
+    // difference is NaN, the compare false, and the clamp below saturates.
+    const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), half);
+    const auto step = hn::Or(hn::And(t, signmask), onef);  // copysign(1, t)
+    auto q = hn::IfThenElse(away, hn::Add(tr, step), tr);
+    q = hn::Min(hn::Max(q, vlo), vhi);
+    hn::StoreU(hn::ConvertTo(di, q), di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
+                  std::memcpy(b, x + i, r * sizeof(float));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+HWY_NOINLINE void QuantizeBurnFloatImpl(const float* HWY_RESTRICT x, std::size_t n, float e, int fmt,
+                                        std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const HalfF32<decltype(dd)> df;
+  const HalfI32<decltype(dd)> di;
+  const std::size_t N = hn::Lanes(dd);
+  const MiniParams mp = Mini(fmt);
+  const auto ve = hn::Set(df, e);
+  const int sign_shift = mp.sign == 0x80 ? 24 : 28;
+  auto one = [&](const float* src, std::int32_t* dst) {
+    const auto t = hn::Div(hn::LoadU(df, src), ve);  // f32 quotient, the one Burn rounds
+    const auto code = hn::DemoteTo(di, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(t)), mp.m, mp.emin, mp.vmax));
+    const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), t),
+                                                         sign_shift));
+    hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
+                  std::memcpy(b, x + i, r * sizeof(float));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+// ---------------------------------------------------------------------------- dequantize
+
+// Exact f32 value of minifloat codes (i32 lanes): sig * 2^k with sig <= 2^(m+1) and the power
+// built from exponent bits; sign applied last (keeps -0).
+template <class DI>
+HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const MiniParams& mp) {
+  const hn::Rebind<float, DI> df;
+  const auto mag = hn::And(c, hn::Set(di, mp.sign - 1));
+  const auto ef = hn::ShiftRightSame(mag, mp.m);
+  const auto man = hn::And(mag, hn::Set(di, (1 << mp.m) - 1));
+  const auto is_sub = hn::Eq(ef, hn::Zero(di));
+  const auto sig = hn::IfThenElse(is_sub, man, hn::Or(man, hn::Set(di, 1 << mp.m)));
+  // k = max(ef, 1) - 1 + emin - m; f32 bits of 2^k = (k + 127) << 23.
+  const auto efc = hn::IfThenElse(is_sub, hn::Set(di, 1), ef);
+  const auto k = hn::Add(efc, hn::Set(di, 127 - 1 + mp.emin - mp.m));
+  const auto pw = hn::BitCast(df, hn::ShiftLeft<23>(k));
+  const auto v = hn::Mul(hn::ConvertTo(df, sig), pw);
+  const auto neg = hn::Ne(hn::And(c, hn::Set(di, mp.sign)), hn::Zero(di));
+  return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
+}
+
+HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, double e,
+                                      float* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const HalfF32<decltype(dd)> df;
+  const HalfI32<decltype(dd)> di;
+  const std::size_t N = hn::Lanes(dd);
+  const auto ve = hn::Set(dd, e);
+  auto one = [&](const std::int32_t* src, float* dst) {
+    hn::StoreU(hn::DemoteTo(df, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(double)] = {};
+                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
+                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(float));
+                });
+}
+
+HWY_NOINLINE void DequantExactFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, double e, int fmt,
+                                        float* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const HalfF32<decltype(dd)> df;
+  const HalfI32<decltype(dd)> di;
+  const std::size_t N = hn::Lanes(dd);
+  const MiniParams mp = Mini(fmt);
+  const auto ve = hn::Set(dd, e);
+  auto one = [&](const std::int32_t* src, float* dst) {
+    const auto v = MiniValue(di, hn::LoadU(di, src), mp);
+    hn::StoreU(hn::DemoteTo(df, hn::Mul(hn::PromoteTo(dd, v), ve)), df, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(double)] = {};
+                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
+                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(float));
+                });
+}
+
+HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
+                                     float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(df);
+  const auto ve = hn::Set(df, e);
+  auto one = [&](const std::int32_t* src, float* dst) {
+    hn::StoreU(hn::Mul(ve, hn::ConvertTo(df, hn::LoadU(di, src))), df, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(float)] = {};
+                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
+                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(float));
+                });
+}
+
+HWY_NOINLINE void DequantBurnFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, int fmt,
+                                       float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(df);
+  const MiniParams mp = Mini(fmt);
+  const auto ve = hn::Set(df, e);
+  auto one = [&](const std::int32_t* src, float* dst) {
+    hn::StoreU(hn::Mul(ve, MiniValue(di, hn::LoadU(di, src), mp)), df, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(float)] = {};
+                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
+                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(float));
+                });
+}
+
+// ---------------------------------------------------------------------------- bytes and packing
+
+HWY_NOINLINE void CodesToBytesImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, std::uint8_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<uint8_t, decltype(di)> d8;
+  const std::size_t N = hn::Lanes(di);
+  const auto m = hn::Set(di, 0xFF);
+  auto one = [&](const std::int32_t* src, std::uint8_t* dst) {
+    hn::StoreU(hn::DemoteTo(d8, hn::And(hn::LoadU(di, src), m)), d8, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};
+                  HWY_ALIGN std::uint8_t o[HWY_MAX_BYTES / sizeof(std::int32_t)];
+                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
+                  one(b, o);
+                  std::memcpy(out + i, o, r);
+                });
+}
+
+HWY_NOINLINE void BytesToCodesImpl(const std::uint8_t* HWY_RESTRICT bytes, std::size_t n, bool is_signed,
+                                   std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<uint8_t, decltype(di)> du8;
+  const hn::Rebind<int8_t, decltype(di)> ds8;
+  const std::size_t N = hn::Lanes(di);
+  auto one = [&](const std::uint8_t* src, std::int32_t* dst) {
+    const auto b = hn::LoadU(du8, src);
+    const auto v = is_signed ? hn::PromoteTo(di, hn::BitCast(ds8, b)) : hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), b));
+    hn::StoreU(v, di, dst);
+  };
+  ForEachVector(n, N, [&](std::size_t i) { one(bytes + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};
+                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(std::int32_t)];
+                  std::memcpy(b, bytes + i, r);
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
+                });
+}
+
+HWY_NOINLINE void PackWordsImpl(const std::int32_t* HWY_RESTRICT codes, std::size_t inner, std::size_t count,
+                                std::size_t stride, int bits, std::uint32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<uint32_t> du;
+  const std::size_t N = hn::Lanes(du);
+  const auto mask = hn::Set(du, bits >= 32 ? 0xFFFFFFFFu : ((1u << bits) - 1));
+  std::size_t j = 0;
+  for (; j + N <= inner; j += N) {
+    auto acc = hn::Zero(du);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto v = hn::And(hn::LoadU(du, reinterpret_cast<const uint32_t*>(codes + i * stride + j)), mask);
+      acc = hn::Or(acc, hn::ShiftLeftSame(v, static_cast<int>(i) * bits));
+    }
+    hn::StoreU(acc, du, out + j);
+  }
+  for (; j < inner; ++j) {
+    std::uint32_t w = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      w |= (static_cast<std::uint32_t>(codes[i * stride + j]) & (bits >= 32 ? 0xFFFFFFFFu : ((1u << bits) - 1)))
+           << (i * bits);
+    }
+    out[j] = w;
+  }
+}
+
+HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::size_t inner, std::size_t count,
+                                  std::size_t stride, int bits, bool is_signed, std::int32_t* HWY_RESTRICT codes) {
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(di);
+  std::size_t j = 0;
+  for (; j + N <= inner; j += N) {
+    const auto w = hn::BitCast(di, hn::LoadU(hn::RebindToUnsigned<decltype(di)>(), words + j));
+    for (std::size_t i = 0; i < count; ++i) {
+      // Move field i to the top, then shift back down: arithmetic shift sign-extends.
+      const auto top = hn::ShiftLeftSame(w, 32 - static_cast<int>((i + 1)) * bits);
+      const auto v = is_signed ? hn::ShiftRightSame(top, 32 - bits)
+                               : hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), top),
+                                                                    32 - bits));
+      hn::StoreU(v, di, codes + i * stride + j);
+    }
+  }
+  for (; j < inner; ++j) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t f = (words[j] >> (i * bits)) & ((1u << bits) - 1);
+      std::int32_t v = static_cast<std::int32_t>(f);
+      if (is_signed && (f >> (bits - 1))) v -= (1 << bits);
+      codes[i * stride + j] = v;
+    }
+  }
+}
+
+HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, int lo, int hi,
+                                              int nan_mask) {
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(di);
+  const auto vlo = hn::Set(di, lo), vhi = hn::Set(di, hi), vnm = hn::Set(di, nan_mask);
+  const bool check_nan = nan_mask != 0;
+  auto bad = [&](hn::Vec<decltype(di)> v) {
+    auto m = hn::Or(hn::Lt(v, vlo), hn::Gt(v, vhi));
+    if (check_nan) m = hn::Or(m, hn::Eq(hn::And(v, vnm), vnm));
+    return m;
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto m = bad(hn::LoadU(di, c + i));
+    if (!hn::AllFalse(di, m)) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+  }
+  if (i < n) {
+    HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};  // code 0 is always valid
+    std::memcpy(b, c + i, (n - i) * sizeof(std::int32_t));
+    const auto m = bad(hn::Load(di, b));
+    if (!hn::AllFalse(di, m)) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------- whole rows
+
+// One row of L elements crossing ceil(L / bw) blocks, segment s using scale ee[s] (exact) or
+// eb[s] (burn): mode 0 exact int, 1 exact float, 2 burn int, 3 burn float. Exact segments with
+// ee[s] == 0 take the zero-code path. Saves a dispatch per block.
+HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
+                                  const float* eb, int mode, int lo, int hi, int fmt, int sign_code,
+                                  std::int32_t* HWY_RESTRICT out) {
+  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+    const std::size_t cnt = L - off < bw ? L - off : bw;
+    switch (mode) {
+      case 0:
+      case 1:
+        if (ee[s] == 0) QuantizeZeroScaleImpl(x + off, cnt, sign_code, out + off);
+        else if (mode == 0) QuantizeExactIntImpl(x + off, cnt, ee[s], lo, hi, out + off);
+        else QuantizeExactFloatImpl(x + off, cnt, ee[s], fmt, out + off);
+        break;
+      case 2: QuantizeBurnIntImpl(x + off, cnt, eb[s], lo, hi, out + off); break;
+      default: QuantizeBurnFloatImpl(x + off, cnt, eb[s], fmt, out + off); break;
+    }
+  }
+}
+
+// Dequantize counterpart: mode 0 exact int, 1 exact float, 2 burn int, 3 burn float.
+HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
+                                 const float* eb, int mode, int fmt, float* HWY_RESTRICT out) {
+  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+    const std::size_t cnt = L - off < bw ? L - off : bw;
+    switch (mode) {
+      case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
+      case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
+      case 2: DequantBurnIntImpl(c + off, cnt, eb[s], out + off); break;
+      default: DequantBurnFloatImpl(c + off, cnt, eb[s], fmt, out + off); break;
+    }
+  }
+}
+
+HWY_NOINLINE std::int64_t TargetImpl() { return HWY_TARGET; }
+HWY_NOINLINE std::size_t LanesF32Impl() { return hn::Lanes(hn::ScalableTag<float>()); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

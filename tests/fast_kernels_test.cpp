@@ -1,0 +1,417 @@
+// Every SIMD kernel of fast/ against its scalar twin (fast/scalar.h) on every compiled Highway
+// target this CPU supports, over lengths 1, 3, 7, N/2, N, N+1, 3N, 8N+2 (N = f32 lanes of the
+// target) crossed with misalignments 0, N/4, 3N/5 (STYLE.md item 4). Results must be identical:
+// codes equal, floats bit-equal.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fast/kernels.h"
+#include "fast/scalar.h"
+#include "hwy/targets.h"
+
+namespace k = qscheme::fast::kernels;
+namespace sc = qscheme::fast::scalar;
+
+namespace {
+
+struct TargetGuard {
+  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+template <class Fn>
+void ForEachTarget(Fn fn) {
+  TargetGuard guard;
+  const auto targets = k::AvailableTargetBits();
+  BOOST_TEST_REQUIRE(!targets.empty());
+  for (std::int64_t t : targets) {
+    hwy::SetSupportedTargetsForTest(t);
+    BOOST_TEST_CONTEXT("target " << hwy::TargetName(t)) {
+      BOOST_TEST(k::CurrentTarget() == std::string(hwy::TargetName(t)));
+      fn();
+    }
+  }
+}
+
+std::vector<std::size_t> Lengths() {
+  const std::size_t N = k::LanesF32();
+  return {1, 3, 7, N / 2, N, N + 1, 3 * N, 8 * N + 2};
+}
+std::vector<std::size_t> Misaligns() {
+  const std::size_t N = k::LanesF32();
+  return {0, N / 4, 3 * N / 5};
+}
+
+template <class Fn>
+void ForEachLenMis(Fn fn) {
+  for (std::size_t len : Lengths()) {
+    for (std::size_t mis : Misaligns()) {
+      BOOST_TEST_CONTEXT("len " << len << " misalign " << mis) { fn(len, mis); }
+    }
+  }
+}
+
+template <class T>
+bool BitEqual(const T* a, const T* b, std::size_t n, std::size_t* at) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::memcmp(a + i, b + i, sizeof(T)) != 0) {
+      *at = i;
+      return false;
+    }
+  }
+  return true;
+}
+
+#define EXPECT_SAME(a, b, n, xs)                                                                  \
+  do {                                                                                            \
+    std::size_t at_ = 0;                                                                          \
+    const bool ok_ = BitEqual((a), (b), (n), &at_);                                               \
+    BOOST_TEST(ok_, "first difference at " << at_ << " (input " << (xs)[at_] << "): simd "       \
+                                            << +(a)[at_] << " scalar " << +(b)[at_]);          \
+  } while (0)
+
+// A pool of inputs mixing ties for scale e, neighbours of ties, subnormals, signed zeros, huge
+// values and random values.
+std::vector<float> Inputs(double e, std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int kind = static_cast<int>(rng() % 10);
+    const int k = static_cast<int>(rng() % 300) - 150;
+    float x;
+    switch (kind) {
+      case 0: x = static_cast<float>((k + 0.5) * e); break;                          // tie
+      case 1: x = std::nextafter(static_cast<float>((k + 0.5) * e), 1e30f); break;   // tie + ulp
+      case 2: x = std::nextafter(static_cast<float>((k + 0.5) * e), -1e30f); break;  // tie - ulp
+      case 3: x = sc::f32_from_bits(rng() % 0x800000u) * ((rng() & 1) ? -1.f : 1.f); break;  // subnormal
+      case 4: x = (rng() & 1) ? -0.0f : 0.0f; break;
+      case 5: x = (rng() & 1) ? 3.4028235e38f : -3.4028235e38f; break;
+      case 6: x = static_cast<float>(std::ldexp(static_cast<double>(rng() % 64), static_cast<int>(rng() % 20) - 10) * e); break;
+      case 7: {
+        std::uint32_t b = rng();
+        if (((b >> 23) & 0xFF) == 0xFF) b &= 0xBFFFFFFFu;  // keep finite
+        x = sc::f32_from_bits(b);
+        break;
+      }
+      default: x = static_cast<float>(std::uniform_real_distribution<double>(-600, 600)(rng) * e); break;
+    }
+    v[i] = x;
+  }
+  return v;
+}
+
+// Exact effective scales the kernels are called with: dtype values and products s*g.
+const std::vector<double>& ExactScales() {
+  static const std::vector<double> s{1.0,
+                                     static_cast<double>(0.1f),
+                                     static_cast<double>(1.0f / 127),
+                                     std::ldexp(1.0, -140),
+                                     std::ldexp(1.0, 120),
+                                     2047.0 * std::ldexp(static_cast<double>(0x00ABCDEF), -40),  // 35 bits
+                                     448.0 * std::ldexp(1.0, -126),
+                                     std::ldexp(3.0, -9)};
+  return s;
+}
+const std::vector<float>& BurnScales() {
+  static const std::vector<float> s{1.0f, 0.1f, 1.0f / 127, 1e-40f, 3e37f, 0.0078125f, 1.7e-5f};
+  return s;
+}
+
+struct IntKind {
+  int lo, hi;
+};
+const IntKind kInts[] = {{-128, 127}, {-127, 127}, {-8, 7}, {-7, 7}, {-2, 1}, {-1, 1}};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(targets_are_listed_and_forceable) {
+  const auto names = k::AvailableTargets();
+  BOOST_TEST(!names.empty());
+  for (const auto& n : names) {
+    BOOST_TEST(k::ForceTarget(n));
+    BOOST_TEST(k::CurrentTarget() == n);
+  }
+  BOOST_TEST(!k::ForceTarget("NOT_A_TARGET"));
+  BOOST_TEST(k::ForceTarget("auto"));
+  BOOST_TEST(k::CurrentTarget() == names.front());
+}
+
+BOOST_AUTO_TEST_CASE(max_abs_bits) {
+  ForEachTarget([] {
+    ForEachLenMis([](std::size_t len, std::size_t mis) {
+      auto buf = Inputs(0.37, len + mis, 7 + static_cast<std::uint32_t>(len));
+      const float* x = buf.data() + mis;
+      BOOST_TEST(k::MaxAbsBits(x, len) == sc::max_abs_bits(x, len));
+      // A NaN or infinity at the last position is seen.
+      buf[mis + len - 1] = std::numeric_limits<float>::infinity();
+      BOOST_TEST(k::MaxAbsBits(x, len) >= 0x7F800000u);
+      // Segmented form, every segment width up to 2N+1.
+      for (std::size_t w = 1; w <= 2 * k::LanesF32() + 1; w += 3) {
+        const std::size_t ns = (len + w - 1) / w;
+        std::vector<std::uint32_t> a(ns, 5), b(ns, 5);
+        k::SegmentMaxAbsBits(x, len, w, a.data());
+        for (std::size_t s = 0; s < ns; ++s) b[s] = std::max<std::uint32_t>(5, sc::max_abs_bits(x + s * w, std::min(w, len - s * w)));
+        BOOST_TEST(a == b);
+      }
+    });
+  });
+}
+
+BOOST_AUTO_TEST_CASE(quantize_exact_int) {
+  ForEachTarget([] {
+    for (double e : ExactScales()) {
+      for (const IntKind& ik : kInts) {
+        BOOST_TEST_CONTEXT("e " << e << " range " << ik.lo << ".." << ik.hi) {
+          ForEachLenMis([&](std::size_t len, std::size_t mis) {
+            const auto buf = Inputs(e, len + mis, static_cast<std::uint32_t>(len * 31 + mis));
+            const float* x = buf.data() + mis;
+            std::vector<std::int32_t> a(len + 1, 99), b(len + 1, 99);
+            k::QuantizeExactInt(x, len, e, ik.lo, ik.hi, a.data());
+            sc::quantize_exact_int(x, len, e, ik.lo, ik.hi, b.data());
+            EXPECT_SAME(a.data(), b.data(), len + 1, x);  // incl. the untouched guard element
+          });
+        }
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(quantize_exact_float) {
+  ForEachTarget([] {
+    for (double e : ExactScales()) {
+      for (int fmt = 0; fmt < 3; ++fmt) {
+        BOOST_TEST_CONTEXT("e " << e << " fmt " << fmt) {
+          ForEachLenMis([&](std::size_t len, std::size_t mis) {
+            // Inputs scaled so that x/e covers the format's whole range, subnormals included.
+            auto buf = Inputs(e * sc::kMini[fmt].max / 256, len + mis, static_cast<std::uint32_t>(len * 17 + mis));
+            const float* x = buf.data() + mis;
+            std::vector<std::int32_t> a(len + 1, 99), b(len + 1, 99);
+            k::QuantizeExactFloat(x, len, e, fmt, a.data());
+            sc::quantize_exact_float(x, len, e, fmt, b.data());
+            EXPECT_SAME(a.data(), b.data(), len + 1, x);
+          });
+        }
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(quantize_exact_float_every_grid_point_and_midpoint) {
+  // Every code value, every midpoint between neighbours and its f32 neighbours, at e = 1.
+  ForEachTarget([] {
+    for (int fmt = 0; fmt < 3; ++fmt) {
+      const auto& mi = sc::kMini[fmt];
+      std::vector<float> xs;
+      for (int c = 0; c <= mi.max_code; ++c) {
+        const double v = sc::mini_value(c, fmt);
+        for (double s : {1.0, -1.0}) {
+          xs.push_back(static_cast<float>(s * v));
+          if (c < mi.max_code) {
+            const float mid = static_cast<float>(s * (v + sc::mini_value(c + 1, fmt)) / 2);
+            xs.push_back(mid);
+            xs.push_back(std::nextafter(mid, 1e30f));
+            xs.push_back(std::nextafter(mid, -1e30f));
+          }
+        }
+      }
+      xs.push_back(static_cast<float>(mi.max * 1.0625));
+      xs.push_back(-1e30f);
+      std::vector<std::int32_t> a(xs.size()), b(xs.size());
+      k::QuantizeExactFloat(xs.data(), xs.size(), 1.0, fmt, a.data());
+      sc::quantize_exact_float(xs.data(), xs.size(), 1.0, fmt, b.data());
+      BOOST_TEST_CONTEXT("fmt " << fmt) { EXPECT_SAME(a.data(), b.data(), xs.size(), xs); }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(quantize_zero_scale) {
+  ForEachTarget([] {
+    for (int sign : {0, 0x80, 0x08}) {
+      ForEachLenMis([&](std::size_t len, std::size_t mis) {
+        const auto buf = Inputs(1.0, len + mis, static_cast<std::uint32_t>(len + 3 * mis));
+        const float* x = buf.data() + mis;
+        std::vector<std::int32_t> a(len), b(len);
+        k::QuantizeZeroScale(x, len, sign, a.data());
+        for (std::size_t i = 0; i < len; ++i) b[i] = std::signbit(x[i]) ? sign : 0;
+        EXPECT_SAME(a.data(), b.data(), len, x);
+      });
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(quantize_burn) {
+  ForEachTarget([] {
+    for (float e : BurnScales()) {
+      BOOST_TEST_CONTEXT("e " << e) {
+        ForEachLenMis([&](std::size_t len, std::size_t mis) {
+          const auto buf = Inputs(e, len + mis, static_cast<std::uint32_t>(len * 5 + mis));
+          const float* x = buf.data() + mis;
+          for (const IntKind& ik : kInts) {
+            std::vector<std::int32_t> a(len), b(len);
+            k::QuantizeBurnInt(x, len, e, ik.lo, ik.hi, a.data());
+            sc::quantize_burn_int(x, len, e, ik.lo, ik.hi, b.data());
+            EXPECT_SAME(a.data(), b.data(), len, x);
+          }
+          for (int fmt = 0; fmt < 3; ++fmt) {
+            std::vector<std::int32_t> a(len), b(len);
+            k::QuantizeBurnFloat(x, len, e, fmt, a.data());
+            sc::quantize_burn_float(x, len, e, fmt, b.data());
+            EXPECT_SAME(a.data(), b.data(), len, x);
+          }
+        });
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(dequantize) {
+  std::vector<double> es = ExactScales();
+  es.push_back(0.0);
+  es.push_back(static_cast<double>(3.4028235e38f));
+  ForEachTarget([&] {
+    ForEachLenMis([&](std::size_t len, std::size_t mis) {
+      std::mt19937 rng(static_cast<std::uint32_t>(len * 7 + mis));
+      for (const IntKind& ik : kInts) {
+        std::vector<std::int32_t> c(len + mis);
+        for (auto& v : c) v = ik.lo + static_cast<int>(rng() % static_cast<unsigned>(ik.hi - ik.lo + 1));
+        for (double e : es) {
+          std::vector<float> a(len), b(len);
+          k::DequantExactInt(c.data() + mis, len, e, a.data());
+          sc::dequant_exact_int(c.data() + mis, len, e, b.data());
+          EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
+          const float ef = static_cast<float>(e);
+          k::DequantBurnInt(c.data() + mis, len, ef, a.data());
+          sc::dequant_burn_int(c.data() + mis, len, ef, b.data());
+          EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
+        }
+      }
+      for (int fmt = 0; fmt < 3; ++fmt) {
+        const auto& mi = sc::kMini[fmt];
+        std::vector<std::int32_t> c(len + mis);
+        for (auto& v : c) {
+          v = static_cast<int>(rng() % static_cast<unsigned>(mi.max_code + 1)) | ((rng() & 1) ? mi.sign : 0);
+        }
+        for (double e : es) {
+          std::vector<float> a(len), b(len);
+          k::DequantExactFloat(c.data() + mis, len, e, fmt, a.data());
+          sc::dequant_exact_float(c.data() + mis, len, e, fmt, b.data());
+          EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
+          const float ef = static_cast<float>(e);
+          k::DequantBurnFloat(c.data() + mis, len, ef, fmt, a.data());
+          sc::dequant_burn_float(c.data() + mis, len, ef, fmt, b.data());
+          EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
+        }
+      }
+    });
+  });
+}
+
+BOOST_AUTO_TEST_CASE(bytes_and_packing) {
+  ForEachTarget([] {
+    ForEachLenMis([&](std::size_t len, std::size_t mis) {
+      std::mt19937 rng(static_cast<std::uint32_t>(len * 11 + mis));
+      std::vector<std::int32_t> c(len + mis);
+      for (auto& v : c) v = static_cast<int>(rng() % 256) - 128;
+      std::vector<std::uint8_t> a(len), b(len);
+      k::CodesToBytes(c.data() + mis, len, a.data());
+      sc::codes_to_bytes(c.data() + mis, len, b.data());
+      EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
+      for (bool sgn : {false, true}) {
+        std::vector<std::int32_t> ca(len), cb(len);
+        k::BytesToCodes(a.data(), len, sgn, ca.data());
+        sc::bytes_to_codes(a.data(), len, sgn, cb.data());
+        EXPECT_SAME(ca.data(), cb.data(), len, a);
+      }
+      for (int bits : {2, 4, 8}) {
+        for (std::size_t count : {std::size_t{1}, std::size_t{2}, static_cast<std::size_t>(32 / bits)}) {
+          const std::size_t inner = len, stride = len + mis;
+          std::vector<std::int32_t> codes(count * stride);
+          for (auto& v : codes) v = static_cast<int>(rng() % (1u << bits)) - (1 << (bits - 1));
+          std::vector<std::uint32_t> wa(inner), wb(inner);
+          k::PackWords(codes.data(), inner, count, stride, bits, wa.data());
+          sc::pack_words(codes.data(), inner, count, stride, bits, wb.data());
+          EXPECT_SAME(wa.data(), wb.data(), inner, codes);
+          for (bool sgn : {false, true}) {
+            std::vector<std::int32_t> ua(count * stride, 7), ub(count * stride, 7);
+            k::UnpackWords(wa.data(), inner, count, stride, bits, sgn, ua.data());
+            sc::unpack_words(wa.data(), inner, count, stride, bits, sgn, ub.data());
+            EXPECT_SAME(ua.data(), ub.data(), count * stride, wa);
+            if (sgn) {
+              std::size_t at = 0;
+              BOOST_TEST(BitEqual(ua.data(), codes.data(), count * stride > 0 ? inner : 0, &at));
+            }
+          }
+        }
+      }
+      // First invalid code: plant one at every position class.
+      std::vector<std::int32_t> v(len + mis, 0);
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) == len);
+      const std::size_t pos = len / 2;
+      v[mis + pos] = -128;
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) == pos);
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) ==
+                 sc::first_invalid_code(v.data() + mis, len, -127, 127, 0));
+      v[mis + pos] = 0x7F;
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7F) == pos);
+      v[mis + pos] = 0xFE;
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7C) == pos);
+      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7F) == len);
+    });
+  });
+}
+
+BOOST_AUTO_TEST_CASE(whole_row_kernels) {
+  // QuantizeRow / DequantRow against the scalar twins applied segment by segment, segment widths
+  // below, at and above the vector width, with a zero exact scale in the mix.
+  ForEachTarget([] {
+    ForEachLenMis([](std::size_t len, std::size_t mis) {
+      const std::size_t N = k::LanesF32();
+      for (std::size_t bw : {std::size_t{1}, N / 2 + 1, N, 2 * N + 3, len}) {
+        if (bw == 0) continue;
+        const std::size_t ns = (len + bw - 1) / bw;
+        std::vector<double> ee(ns);
+        std::vector<float> eb(ns);
+        for (std::size_t s = 0; s < ns; ++s) {
+          ee[s] = s % 4 == 1 ? 0.0 : ExactScales()[s % ExactScales().size()];
+          eb[s] = BurnScales()[s % BurnScales().size()];
+        }
+        const auto buf = Inputs(0.25, len + mis, static_cast<std::uint32_t>(len * 3 + bw));
+        const float* x = buf.data() + mis;
+        for (int mode = 0; mode < 4; ++mode) {
+          const int fmt = 1;
+          const int sign = (mode % 2) ? 0x80 : 0;
+          std::vector<std::int32_t> a(len), b(len);
+          k::QuantizeRow(x, len, bw, ee.data(), eb.data(), mode, -8, 7, fmt, sign, a.data());
+          for (std::size_t s = 0; s < ns; ++s) {
+            const std::size_t off = s * bw, cnt = std::min(bw, len - off);
+            for (std::size_t i = 0; i < cnt; ++i) {
+              const float v = x[off + i];
+              std::int32_t& o = b[off + i];
+              if (mode < 2 && ee[s] == 0) o = std::signbit(v) ? sign : 0;
+              else if (mode == 0) sc::quantize_exact_int(&v, 1, ee[s], -8, 7, &o);
+              else if (mode == 1) sc::quantize_exact_float(&v, 1, ee[s], fmt, &o);
+              else if (mode == 2) sc::quantize_burn_int(&v, 1, eb[s], -8, 7, &o);
+              else sc::quantize_burn_float(&v, 1, eb[s], fmt, &o);
+            }
+          }
+          BOOST_TEST_CONTEXT("bw " << bw << " mode " << mode) { EXPECT_SAME(a.data(), b.data(), len, x); }
+          std::vector<float> da(len), db(len);
+          k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), mode, fmt, da.data());
+          for (std::size_t s = 0; s < ns; ++s) {
+            const std::size_t off = s * bw, cnt = std::min(bw, len - off);
+            if (mode == 0) sc::dequant_exact_int(a.data() + off, cnt, ee[s], db.data() + off);
+            else if (mode == 1) sc::dequant_exact_float(a.data() + off, cnt, ee[s], fmt, db.data() + off);
+            else if (mode == 2) sc::dequant_burn_int(a.data() + off, cnt, eb[s], db.data() + off);
+            else sc::dequant_burn_float(a.data() + off, cnt, eb[s], fmt, db.data() + off);
+          }
+          BOOST_TEST_CONTEXT("dequant bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
+        }
+      }
+    });
+  });
+}

@@ -1,0 +1,174 @@
+// The scheme text syntax: every field, every preset, canonical formatting, and the offset and
+// expectation named by each kind of syntax error.
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "scheme/ostream.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+
+using namespace qscheme;
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+Scheme parsed(std::string_view text) {
+  auto r = parse_scheme(text);
+  BOOST_TEST_REQUIRE(r.ok(), "parse failed for '" << text << "': " << r.status().to_string());
+  return *r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bare_value_means_native_sym_with_no_levels) {
+  const Scheme s = parsed("q8s");
+  BOOST_TEST(s.value == Value::q8s);
+  BOOST_TEST((s.store == Store::native()));
+  BOOST_TEST((s.mode == Mode::sym));
+  BOOST_TEST(!s.tensor.has_value());
+  BOOST_TEST(!s.block.has_value());
+  BOOST_TEST((s.tensor_scale() == ScaleDtype::f32));
+  BOOST_TEST(s.num_levels() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(every_value_name_parses) {
+  const char* names[] = {"q8f", "q8s", "q4f", "q4s", "q2f", "q2s", "e4m3", "e5m2", "e2m1"};
+  for (std::size_t i = 0; i < 9; ++i) {
+    BOOST_TEST(parsed(names[i]).value == kAllValues[i]);
+    BOOST_TEST(format_scheme(parsed(names[i])) == names[i]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(store_fields) {
+  BOOST_TEST((parsed("q4s:packed-u32(0)").store == Store::packed_u32(0)));
+  BOOST_TEST((parsed("q4s:packed-u32(7)").store == Store::packed_u32(7)));
+  BOOST_TEST((parsed("e2m1:packed-native(2)").store == Store::packed_native(2)));
+  BOOST_TEST((parsed("q8s:native").store == Store::native()));
+  // native is the default, so the canonical text omits it.
+  BOOST_TEST(format_scheme(parsed("q8s:native")) == "q8s");
+}
+
+BOOST_AUTO_TEST_CASE(mode_fields) {
+  BOOST_TEST((parsed("e4m3:lookup").mode == Mode::lookup));
+  BOOST_TEST((parsed("e4m3:sym").mode == Mode::sym));
+  BOOST_TEST(format_scheme(parsed("e4m3:sym")) == "e4m3");
+  BOOST_TEST(format_scheme(parsed("e4m3:lookup")) == "e4m3:lookup");
+}
+
+BOOST_AUTO_TEST_CASE(level_fields_and_every_dtype) {
+  const char* dtypes[] = {"f32", "f16", "bf16", "ue8m0", "ue4m3"};
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::string d = dtypes[i];
+    BOOST_TEST((parsed("q8f:tensor=" + d).tensor == kAllScaleDtypes[i]));
+    BOOST_TEST((parsed("q8f:block[32]=" + d).block->dtype == kAllScaleDtypes[i]));
+  }
+  const Scheme s = parsed("q8s:block[2,3,5]=f16");
+  BOOST_TEST(s.block->size.rank() == 3u);
+  BOOST_TEST(s.block->size[0] == 2);
+  BOOST_TEST(s.block->size[2] == 5);
+  BOOST_TEST(parsed("q8s:block[255]=f16").block->size[0] == 255);
+  BOOST_TEST(parsed("q8s:block[2,3,4,5,6]=f16").block->size.rank() == 5u);
+  BOOST_TEST(parsed("q8s:block[1,2,3,4,5]=f16").block->size.rank() == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(tensor_f32_is_kept_distinct_from_no_level) {
+  // As in Burn, `tensor=f32` written out is a different tuple from no level, with the same meaning.
+  const Scheme a = parsed("q8s");
+  const Scheme b = parsed("q8s:tensor=f32");
+  BOOST_TEST(!(a == b));
+  BOOST_TEST((a.tensor_scale() == b.tensor_scale()));
+  BOOST_TEST(format_scheme(b) == "q8s:tensor=f32");
+}
+
+BOOST_AUTO_TEST_CASE(leading_unit_extents_canonicalise_away) {
+  BOOST_TEST(format_scheme(parsed("q8s:block[1,32]=f16")) == "q8s:block[32]=f16");
+  BOOST_TEST(format_scheme(parsed("q8s:block[1,1,8,4,2,3]=f16")) == "q8s:block[8,4,2,3]=f16");
+  BOOST_TEST(format_scheme(parsed("q8s:block[1,1]=f16")) == "q8s:block[1]=f16");
+  // Inner and trailing ones stay.
+  BOOST_TEST(format_scheme(parsed("q8s:block[32,1]=f16")) == "q8s:block[32,1]=f16");
+  BOOST_TEST(format_scheme(parsed("q8s:block[4,1,4]=f16")) == "q8s:block[4,1,4]=f16");
+  BOOST_TEST(parsed("q8s:block[1,1,1,1,1,1,1,2,3,4,5,6]=f16").block->size.rank() == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(fields_in_any_order_format_in_canonical_order) {
+  BOOST_TEST(format_scheme(parsed("e2m1:tensor=f32:block[16]=ue4m3:packed-native(0)")) ==
+             "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32");
+  BOOST_TEST(format_scheme(parsed("q4s:lookup:packed-u32(1)")) == "q4s:packed-u32(1):lookup");
+}
+
+BOOST_AUTO_TEST_CASE(presets_expand_to_their_canonical_schemes) {
+  BOOST_TEST(format_scheme(parsed("nvfp4")) == "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32");
+  BOOST_TEST(format_scheme(parsed("mxfp8")) == "e4m3:block[32]=ue8m0");
+  BOOST_TEST(format_scheme(parsed("mxfp8-e5m2")) == "e5m2:block[32]=ue8m0");
+  BOOST_TEST(format_scheme(parsed("mxfp4")) == "e2m1:packed-native(0):block[32]=ue8m0");
+  BOOST_TEST(format_scheme(parsed("q8_0")) == "q8s:block[32]=f16");
+  BOOST_TEST(format_scheme(parsed("q4_0")) == "q4s:packed-u32(0):block[32]=f16");
+  BOOST_TEST(presets().size() == 6u);
+  for (const Preset& p : presets()) BOOST_TEST(format_scheme(parsed(p.expansion)) == p.expansion);
+}
+
+BOOST_AUTO_TEST_CASE(format_parse_round_trips_over_the_whole_tuple_space) {
+  for (const Scheme& s : tuple_space()) {
+    const std::string text = format_scheme(s);
+    auto back = parse_scheme(text);
+    BOOST_TEST_REQUIRE(back.ok(), text);
+    BOOST_TEST((*back == s), text);
+    BOOST_TEST(format_scheme(*back) == text);
+  }
+}
+
+struct BadText {
+  const char* text;
+  std::size_t offset;
+  const char* expected_fragment;
+};
+std::ostream& operator<<(std::ostream& os, const BadText& b) { return os << b.text; }
+
+const BadText kBad[] = {
+    {"", 0, "a value kind"},
+    {"q8", 0, "a value kind"},
+    {"Q8S", 0, "a value kind"},
+    {"q8s:", 4, "a field"},
+    {"q8s::native", 4, "a field"},
+    {"q8s:nativ", 4, "a field"},
+    {"q8s:native:", 11, "a field"},
+    {"q8s:packed-u32(", 15, "a packed dimension"},
+    {"q8s:packed-u32()", 15, "a packed dimension"},
+    {"q8s:packed-u32(8)", 15, "a packed dimension"},
+    {"q8s:packed-u32(01)", 15, "a packed dimension"},
+    {"q8s:packed-u32(-1)", 15, "a packed dimension"},
+    {"q8s:packed-u32(0", 16, "')'"},
+    {"q8s:packed-u32(0)x", 17, "':' or the end"},
+    {"q8s:native:packed-u32(0)", 11, "at most one store"},
+    {"q8s:sym:lookup", 8, "at most one mode"},
+    {"q8s:tensor=", 11, "a scale dtype"},
+    {"q8s:tensor=f64", 11, "a scale dtype"},
+    {"q8s:tensor=f32:tensor=f16", 15, "at most one tensor"},
+    {"q8s:block[]=f32", 10, "a block extent"},
+    {"q8s:block[32=f32", 12, "',' or ']'"},
+    {"q8s:block[256]=f32", 10, "a block extent"},
+    {"q8s:block[32,]=f32", 13, "a block extent"},
+    {"q8s:block[32]", 13, "'='"},
+    {"q8s:block[32]=", 14, "a scale dtype"},
+    {"q8s:block[32]=f32:block[16]=f16", 18, "at most one block"},
+    {"q8s:block[2,2,2,2,2,2]=f32", 10, "at most 5 dimensions"},
+    {"q8s :native", 0, "a value kind"},
+    {"q8s:native ", 4, "a field"},
+    {"nvfp4:tensor=f32", 0, "a value kind"},
+};
+
+BOOST_DATA_TEST_CASE(syntax_errors_name_the_offset_and_what_was_expected, bdata::make(kBad), bad) {
+  auto r = parse_scheme(bad.text);
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST((r.status().code() == ErrorCode::malformed_scheme));
+  BOOST_TEST(r.status().index() == bad.offset);
+  BOOST_TEST(r.status().message().find(bad.expected_fragment) != std::string::npos, r.status().message());
+  BOOST_TEST(r.status().message().find("offset " + std::to_string(bad.offset)) != std::string::npos,
+             r.status().message());
+}
+
+BOOST_AUTO_TEST_CASE(zero_extent_parses_so_that_validate_can_name_it) {
+  // The grammar admits 0..255; validate() owns the rule that extents are positive.
+  const Scheme s = parsed("q8s:block[0]=f32");
+  BOOST_TEST(s.block->size[0] == 0);
+}
