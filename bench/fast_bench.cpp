@@ -1,35 +1,29 @@
-// Throughput of the fast engine on 64 MiB of f32 against streaming baselines.
+// Throughput of the fast engine on 64 MiB of f32 against streaming baselines. The input, the
+// baselines and the kernel list are bench/baseline.hpp's, shared with `qscheme bench`.
 //   baseline_read4_write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline_read1_write4: read 1 B, write 4 B per element (the least a dequantizer must move)
 // Counters: GB/s of f32 data (input for quantize, output for dequantize) and vs_baseline, the
 // ratio of this throughput to the matching baseline's (1.0 = memory-bound like the baseline).
 // Run: build/bin/qscheme_bench [--benchmark_min_time=1] ; QSCHEME_TARGET=AVX2 to force a target;
-// --threads is not a benchmark flag: set QSCHEME_BENCH_THREADS=n.
+// --threads is not a benchmark flag: set QSCHEME_BENCH_THREADS=n (the baselines use as many).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <random>
 #include <vector>
 
+#include "bench/baseline.hpp"
 #include "fast/fast.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 
 namespace {
 
-constexpr std::size_t kN = (64u << 20) / sizeof(float);  // 64 MiB of f32
+namespace qb = qscheme::bench;
+constexpr std::size_t kN = qb::kDefaultMiB * (std::size_t{1} << 20) / sizeof(float);
 
 const std::vector<float>& Input() {
-  static const std::vector<float> x = [] {
-    std::vector<float> v(kN);
-    std::mt19937 rng(1);
-    std::normal_distribution<float> nd(0.0f, 1.0f);
-    for (auto& f : v) f = nd(rng);
-    return v;
-  }();
+  static const std::vector<float> x = qb::make_input(kN);
   return x;
 }
 
@@ -42,127 +36,98 @@ void Report(benchmark::State& state, double seconds, double base, bool is_baseli
   if (base > 0) state.counters["vs_baseline"] = gbps / base;
 }
 
-void ApplyThreads() {
+unsigned ApplyThreads() {
   if (const char* t = std::getenv("QSCHEME_BENCH_THREADS")) qscheme::fast::set_threads(static_cast<unsigned>(std::atoi(t)));
+  return qscheme::fast::threads();
+}
+
+template <class F>
+double Timed(F f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void BM_baseline_read4_write1(benchmark::State& state) {
+  const unsigned threads = ApplyThreads();
   const auto& x = Input();
   std::vector<std::uint8_t> out(kN);
   double secs = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const float* p = x.data();
-    std::uint8_t* o = out.data();
-    for (std::size_t i = 0; i < kN; ++i) {
-      std::uint32_t b;
-      std::memcpy(&b, p + i, 4);
-      o[i] = static_cast<std::uint8_t>(b >> 24);
-    }
+    secs += Timed([&] { qb::baseline_read4_write1(x.data(), out.data(), kN, threads); });
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
-    secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   Report(state, secs, 0, true, &g_base_q);
 }
 
 void BM_baseline_read1_write4(benchmark::State& state) {
+  const unsigned threads = ApplyThreads();
   std::vector<std::uint8_t> in(kN);
   for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
   std::vector<float> out(kN);
   double secs = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < kN; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
+    secs += Timed([&] { qb::baseline_read1_write4(in.data(), out.data(), kN, threads); });
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
-    secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   Report(state, secs, 0, true, &g_base_dq);
 }
 
-void Quantize(benchmark::State& state, const char* scheme, bool bytes) {
+// One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.
+void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   ApplyThreads();
-  const auto s = qscheme::parse_scheme(scheme).value();
-  const std::vector<std::uint64_t> shape{kN / 4096, 4096};
-  const auto& x = Input();
+  qb::KernelRun run(k, Input());
   double secs = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto q = qscheme::fast::quantize(s, shape, x);
-    if (!q) state.SkipWithError(q.status().to_string().c_str());
-    if (bytes) {
+    qscheme::Status st;
+    secs += Timed([&] { st = run.run(); });
+    if (!st.ok()) state.SkipWithError(st.to_string().c_str());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, k.direction == qb::Direction::quantize ? g_base_q : g_base_dq, false, nullptr);
+  state.SetLabel(qscheme::fast::current_target());
+}
+
+// The allocating path an engine gets bytes through today (C API qscheme_fast_quantize):
+// fast::quantize then fast::encode into fresh vectors.
+void BM_quantize_encode(benchmark::State& state, const char* scheme) {
+  ApplyThreads();
+  const auto s = qscheme::parse_scheme(scheme).value();
+  const auto shape = qb::input_shape(kN);
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] {
+      auto q = qscheme::fast::quantize(s, shape, Input());
+      if (!q) state.SkipWithError(q.status().to_string().c_str());
       auto b = qscheme::fast::encode(*q);
       benchmark::DoNotOptimize(b->data());
-    }
-    benchmark::DoNotOptimize(q->codes.data());
-    secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
   }
   Report(state, secs, g_base_q, false, nullptr);
-  state.SetLabel(qscheme::fast::current_target());
-}
-
-// quantize_into with preallocated outputs: the engine without the allocation of a fresh 64 MiB
-// codes vector (page faults) per call.
-void QuantizeInto(benchmark::State& state, const char* scheme) {
-  ApplyThreads();
-  const auto s = qscheme::parse_scheme(scheme).value();
-  const std::vector<std::uint64_t> shape{kN / 4096, 4096};
-  const auto l = qscheme::make_layout(s, shape).value();
-  const auto& x = Input();
-  std::vector<std::int32_t> codes(kN);
-  std::vector<std::uint32_t> sb(l.scales);
-  std::uint32_t gb = 0;
-  double secs = 0;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto st = qscheme::fast::quantize_into(s, shape, x.data(), x.size(), {}, codes.data(), sb.data(), &gb);
-    if (!st.ok()) state.SkipWithError(st.to_string().c_str());
-    benchmark::DoNotOptimize(codes.data());
-    secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  Report(state, secs, g_base_q, false, nullptr);
-  state.SetLabel(qscheme::fast::current_target());
-}
-void BM_quantize_into_q8_0(benchmark::State& s) { QuantizeInto(s, "q8s:block[32]=f16"); }
-void BM_quantize_into_nvfp4(benchmark::State& s) { QuantizeInto(s, "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32"); }
-
-void BM_quantize_q8_0(benchmark::State& s) { Quantize(s, "q8s:block[32]=f16", false); }
-void BM_quantize_q4_0(benchmark::State& s) { Quantize(s, "q4s:packed-u32(0):block[32]=f16", false); }
-void BM_quantize_nvfp4(benchmark::State& s) { Quantize(s, "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32", false); }
-void BM_quantize_mxfp8(benchmark::State& s) { Quantize(s, "e4m3:block[32]=ue8m0", false); }
-void BM_quantize_encode_q8_0(benchmark::State& s) { Quantize(s, "q8s:block[32]=f16", true); }
-void BM_quantize_encode_q4_0(benchmark::State& s) { Quantize(s, "q4s:packed-u32(0):block[32]=f16", true); }
-
-void BM_dequantize_q8_0(benchmark::State& state) {
-  ApplyThreads();
-  const auto s = qscheme::parse_scheme("q8s:block[32]=f16").value();
-  const std::vector<std::uint64_t> shape{kN / 4096, 4096};
-  const auto q = qscheme::fast::quantize(s, shape, Input()).value();
-  std::vector<float> out(kN);
-  double secs = 0;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto st = qscheme::fast::dequantize_into(q, out.data(), out.size());
-    if (!st.ok()) state.SkipWithError(st.to_string().c_str());
-    benchmark::DoNotOptimize(out.data());
-    secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  Report(state, secs, g_base_dq, false, nullptr);
   state.SetLabel(qscheme::fast::current_target());
 }
 
 }  // namespace
 
-BENCHMARK(BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_q8_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_q4_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_nvfp4)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_mxfp8)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_encode_q8_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_encode_q4_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_into_q8_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_quantize_into_nvfp4)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_dequantize_q8_0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::RegisterBenchmark("baseline_read4_write1", BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_read1_write4", BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (const qb::Kernel& k : qb::kernels()) {
+    std::string name = k.name;
+    for (char& c : name) c = c == ' ' ? '_' : c;
+    benchmark::RegisterBenchmark(name.c_str(), [&k](benchmark::State& s) { BM_kernel(s, k); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  benchmark::RegisterBenchmark("quantize_encode_q8_0", [](benchmark::State& s) { BM_quantize_encode(s, "q8_0"); })
+      ->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("quantize_encode_q4_0", [](benchmark::State& s) { BM_quantize_encode(s, "q4_0"); })
+      ->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -467,4 +468,124 @@ BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
     BOOST_REQUIRE(e.ok());
     BOOST_TEST(e->shape == (std::vector<std::uint64_t>{0, 3}), boost::test_tools::per_element());
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// engines, info, bench.
+
+BOOST_AUTO_TEST_CASE(engine_fast_and_reference_write_identical_outputs) {
+  Scratch tmp;
+  std::vector<float> x(3 * 40);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) * 0.37f;
+  }
+  x[3] = 0.0f;
+  x[4] = -0.0f;
+  x[5] = 1e-40f;   // subnormal
+  x[6] = 2.5f;     // a tie for some scales
+  for (std::size_t i = 80; i < 96; ++i) x[i] = 1.5f;  // a constant block
+  write_npy(tmp / "x.npy", {3, 40}, x);
+  const std::vector<std::string> schemes{"q8_0", "q4_0", "nvfp4", "mxfp8", "mxfp4", "q8s:block[16]=f32", "q4a:packed-u32(1):tensor=f32"};
+  for (const std::string& scheme : schemes) {
+    for (const std::string profile : {"exact", "burn"}) {
+      const std::string tag = scheme + " " + profile;
+      std::map<std::string, std::string> files;
+      for (const std::string engine : {"fast", "reference"}) {
+        for (const std::string ext : {".json", ".bin"}) {
+          const std::string out = tmp / ("q_" + engine + ext);
+          const Run r = qscheme_run({"quantize", "--scheme", scheme, "--profile", profile, "--engine", engine, "--input",
+                                     tmp / "x.npy", "--output", out});
+          if (r.status != 0) {
+            // Rejected (e.g. burn on a scheme it cannot run): both engines must say the same.
+            files[engine + ext] = "error " + r.err;
+            continue;
+          }
+          files[engine + ext] = slurp(out);
+        }
+      }
+      BOOST_TEST(files["fast.json"] == files["reference.json"], tag);
+      BOOST_TEST(files["fast.bin"] == files["reference.bin"], tag);
+      if (files["fast.json"].rfind("error", 0) == 0) continue;
+      // Default engine (fast), with one thread and with all cores, and reference: same .npy.
+      std::map<std::string, std::string> y;
+      for (const std::vector<std::string>& extra :
+           {std::vector<std::string>{"--engine", "reference"}, std::vector<std::string>{},
+            std::vector<std::string>{"--threads", "1"}, std::vector<std::string>{"--engine", "fast", "--threads", "2"}}) {
+        std::vector<std::string> args{"dequantize", "--input", tmp / "q_reference.json", "--output", tmp / "y.npy"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const Run r = qscheme_run(args);
+        expect_ok(r);
+        y[extra.empty() ? "default" : extra[1]] = slurp(tmp / "y.npy");
+      }
+      BOOST_TEST(y["reference"] == y["default"], tag);
+      BOOST_TEST(y["reference"] == y["1"], tag);
+      BOOST_TEST(y["reference"] == y["fast"], tag);
+      // .bin through both engines' decode.
+      const Run rb = qscheme_run({"dequantize", "--input", tmp / "q_fast.bin", "--scheme", scheme, "--shape", "3,40",
+                                  "--profile", profile, "--output", tmp / "yb.npy"});
+      expect_ok(rb);
+      BOOST_TEST(slurp(tmp / "yb.npy") == y["reference"], tag);
+    }
+  }
+  // --threads 1 on quantize: same bytes.
+  expect_ok(qscheme_run({"quantize", "--scheme", "q4_0", "--threads", "1", "--input", tmp / "x.npy", "--output", tmp / "t1.bin"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q4_0", "--engine", "reference", "--input", tmp / "x.npy", "--output", tmp / "r.bin"}));
+  BOOST_TEST(slurp(tmp / "t1.bin") == slurp(tmp / "r.bin"));
+}
+
+BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
+  const Run r = qscheme_run({"info"});
+  expect_ok(r);
+  BOOST_TEST(r.out.find("qscheme        0.1.0") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("targets        ") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("target         ") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("threads        ") != std::string::npos, r.out);
+
+  const Run j = qscheme_run({"info", "--json", "--threads", "1"});
+  expect_ok(j);
+  const auto doc = nlohmann::json::parse(j.out);
+  BOOST_TEST(doc["version"].get<std::string>() == "0.1.0");
+  BOOST_TEST(doc["threads"].get<unsigned>() == 1u);
+  BOOST_TEST(doc["default_engine"].get<std::string>() == "fast");
+  const auto targets = doc["targets"].get<std::vector<std::string>>();
+  BOOST_REQUIRE(!targets.empty());
+  BOOST_TEST(doc["target"].get<std::string>() == targets.front());  // automatic = the best
+  // --target forces any listed target; an unknown one is a user error.
+  const Run forced = qscheme_run({"info", "--json", "--target", targets.back()});
+  expect_ok(forced);
+  BOOST_TEST(nlohmann::json::parse(forced.out)["target"].get<std::string>() == targets.back());
+  expect_user_error(qscheme_run({"info", "--target", "NOT_A_TARGET"}), "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(bench_json_rows) {
+  const Run r = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1"});
+  expect_ok(r);
+  const auto rows = nlohmann::json::parse(r.out);
+  BOOST_REQUIRE(rows.is_array());
+  std::vector<std::string> names;
+  for (const auto& row : rows) {
+    BOOST_REQUIRE(row.is_object());
+    BOOST_TEST(row.size() == 4u);
+    BOOST_REQUIRE(row.contains("kernel") && row["kernel"].is_string());
+    for (const char* k : {"elements_per_s", "gb_per_s", "ratio_to_baseline"}) {
+      BOOST_REQUIRE(row.contains(k) && row[k].is_number());
+      BOOST_TEST(row[k].get<double>() > 0.0);
+    }
+    names.push_back(row["kernel"].get<std::string>());
+  }
+  const std::vector<std::string> expected{"baseline read4 write1", "baseline read1 write4", "quantize q8_0",
+                                          "quantize q4_0",         "quantize nvfp4",        "quantize mxfp8",
+                                          "quantize mxfp4",        "quantize q8_0 burn",    "dequantize q8_0",
+                                          "dequantize nvfp4"};
+  BOOST_TEST(names == expected, boost::test_tools::per_element());
+  expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(bench_vs_reference_agrees) {
+  const Run r = qscheme_run({"bench", "--vs-reference", "--json", "--reps", "1", "--schemes", "q8_0;nvfp4"});
+  expect_ok(r);
+  const auto rows = nlohmann::json::parse(r.out);
+  BOOST_REQUIRE(rows.is_array());
+  BOOST_TEST(rows.size() == 2u);
+  for (const auto& row : rows) BOOST_TEST(row["agree"].get<bool>(), row.dump());
 }

@@ -29,9 +29,10 @@ struct DequantizeArgs {
   std::optional<std::string> shape;
   std::optional<std::string> profile;
   std::string engine{kDefaultEngine};
+  std::optional<unsigned> threads;
 };
 
-Result<QuantizedTensor> load(const DequantizeArgs& args) {
+Result<QuantizedTensor> load(const DequantizeArgs& args, const Engine& engine) {
   std::optional<Scheme> scheme;
   if (args.scheme) {
     auto s = parse_scheme(*args.scheme);
@@ -57,7 +58,7 @@ Result<QuantizedTensor> load(const DequantizeArgs& args) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
-    auto q = reference::decode(*scheme, *shape, *bytes, profile.value_or(Profile::exact));
+    auto q = engine.decode(*scheme, *shape, *bytes, profile.value_or(Profile::exact));
     if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
     return q;
   }
@@ -77,7 +78,8 @@ Result<QuantizedTensor> load(const DequantizeArgs& args) {
 int run_dequantize(const DequantizeArgs& args) {
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
-  auto q = load(args);
+  apply_threads(args.threads);
+  auto q = load(args, **engine);
   if (!q) return report(q.status());
   auto y = (*engine)->dequantize(*q);
   if (!y) return report(y.status());
@@ -98,7 +100,8 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
   app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
-  app->add_option("--engine", args->engine, "engine: reference (default)");
+  app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
+  add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});
 }
 

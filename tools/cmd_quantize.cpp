@@ -1,5 +1,5 @@
 // `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json or, for an
-// output ending in .bin, as the raw serialized bytes (reference::encode). Nothing is written on
+// output ending in .bin, as the raw serialized bytes (the engine's encode). Nothing is written on
 // error.
 #include <cctype>
 #include <cerrno>
@@ -45,6 +45,7 @@ struct QuantizeArgs {
   std::string output;
   std::optional<std::string> scales;
   std::optional<std::string> global;
+  std::optional<unsigned> threads;
 };
 
 Result<std::vector<float>> parse_scales(const std::string& arg) {
@@ -85,6 +86,7 @@ int run_quantize(const QuantizeArgs& args) {
   options.calibration = *calibration;
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
+  apply_threads(args.threads);
   if (args.global && !args.scales) {
     return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
   }
@@ -112,7 +114,7 @@ int run_quantize(const QuantizeArgs& args) {
 
   std::vector<std::uint8_t> out;
   if (ends_with(args.output, ".bin")) {
-    auto bytes = reference::encode(*q);
+    auto bytes = (*engine)->encode(*q);
     if (!bytes) return report(bytes.status());
     out = std::move(*bytes);
   } else {
@@ -133,7 +135,8 @@ void add_quantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
   app->add_option("--profile", args->profile, "arithmetic profile: exact (default) or burn");
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
-  app->add_option("--engine", args->engine, "engine: reference (default)");
+  app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
+  add_threads_option(*app, args->threads);
   app->add_option("--input", args->input, "input tensor: little-endian float32 .npy, C order")->required();
   app->add_option("--output", args->output, "output: *.bin for the serialized bytes, anything else Q.json")->required();
   app->add_option("--scales", args->scales,

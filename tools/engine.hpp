@@ -1,7 +1,10 @@
-// The engines the command line can run. One row per engine: adding one (e.g. fast/) is one line
-// in engines() in engine.cpp.
+// The engines the command line can run. One row per engine: adding one is one line in engines()
+// in engine.cpp. The fast engine (fast/, Highway SIMD) is the default; reference/ stays
+// selectable with --engine reference and is bit-identical by contract (qscheme verify checks it).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,18 +14,31 @@
 #include "scheme/status.hpp"
 #include "scheme/validate.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace qscheme::cli {
 
 struct Engine {
   std::string_view name;
   Result<QuantizedTensor> (*quantize)(const Scheme&, Shape, std::span<const float>, const QuantizeOptions&);
   Result<std::vector<float>> (*dequantize)(const QuantizedTensor&);
+  Result<std::vector<std::uint8_t>> (*encode)(const QuantizedTensor&);
+  Result<QuantizedTensor> (*decode)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile);
 };
 
-inline constexpr std::string_view kDefaultEngine = "reference";
+inline constexpr std::string_view kDefaultEngine = "fast";
 
 const std::vector<Engine>& engines();
 // The engine called `name`; invalid-argument naming the choices when there is none.
 Result<const Engine*> find_engine(std::string_view name);
+
+// Threads of the fast engine for a command: the command line uses every core
+// (fast::set_threads(0)) unless --threads N is given; the library's own default stays 1.
+void add_threads_option(CLI::App& app, std::optional<unsigned>& threads);
+void apply_threads(const std::optional<unsigned>& threads);
+// fast::set_target(name), or invalid-argument naming the targets there are.
+Status apply_target(const std::string& name);
 
 }  // namespace qscheme::cli

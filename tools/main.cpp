@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   add_verify(app, commands);
   add_quantize(app, commands);
   add_dequantize(app, commands);
+  add_info(app, commands);
+  add_bench(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,0 +1,174 @@
+// One definition, shared by bench/fast_bench.cpp (Google Benchmark) and `qscheme bench`
+// (tools/cmd_bench.cpp), of: the benchmark input, the streaming-bandwidth baselines, the list of
+// kernels and how one run of each kernel is made.
+//
+//   baseline read4/write1: read 4 B, write 1 B per element (the least a quantizer must move)
+//   baseline read1/write4: read 1 B, write 4 B per element (the least a dequantizer must move)
+//
+// fast/ has no direct f32 -> serialized-bytes path (the C API's qscheme_fast_quantize is
+// fast::quantize followed by fast::encode into fresh vectors), so a quantize kernel measures
+// fast::quantize_into with preallocated outputs (i32 codes, u32 scale bits, global), and a
+// dequantize kernel measures fast::dequantize_into from a QuantizedTensor into a preallocated
+// f32 buffer. Baselines run on the same number of threads as the engine (contiguous chunks).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/text.hpp"
+
+namespace qscheme::bench {
+
+inline constexpr std::size_t kDefaultMiB = 64;
+inline constexpr std::uint64_t kRowLength = 4096;  // inputs are [n / 4096, 4096] (or [n] if smaller)
+
+// Normal-ish f32 data from a fixed seed (mt19937(1), N(0, 1)).
+inline std::vector<float> make_input(std::size_t n, std::uint32_t seed = 1) {
+  std::vector<float> v(n);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto& f : v) f = nd(rng);
+  return v;
+}
+
+inline std::vector<std::uint64_t> input_shape(std::size_t n) {
+  if (n >= kRowLength && n % kRowLength == 0) return {n / kRowLength, kRowLength};
+  return {n};
+}
+
+// Runs body(begin, end) over [0, n) on `threads` threads (contiguous chunks, 64-element aligned).
+template <class F>
+void parallel_chunks(std::size_t n, unsigned threads, F body) {
+  if (threads <= 1 || n < 4096) {
+    body(std::size_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t chunk = ((n + threads - 1) / threads + 63) / 64 * 64;
+  for (unsigned t = 1; t < threads; ++t) {
+    const std::size_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
+    if (b < e) pool.emplace_back([=] { body(b, e); });
+  }
+  body(0, std::min(n, chunk));
+  for (auto& th : pool) th.join();
+}
+
+// read 4 B, write 1 B per element: the top byte of each f32.
+inline void baseline_read4_write1(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      std::uint32_t u;
+      std::memcpy(&u, x + i, 4);
+      out[i] = static_cast<std::uint8_t>(u >> 24);
+    }
+  });
+}
+
+// read 1 B, write 4 B per element: int8 -> f32.
+inline void baseline_read1_write4(const std::uint8_t* in, float* out, std::size_t n, unsigned threads = 1) {
+  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
+  });
+}
+
+enum class Direction { quantize, dequantize };
+
+struct Kernel {
+  const char* name;    // "quantize q8_0": also the row name of `qscheme bench --json`
+  const char* scheme;  // preset or scheme text
+  Profile profile;
+  Direction direction;
+};
+
+// The kernels both benchmark binaries measure.
+inline const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> k{
+      {"quantize q8_0", "q8_0", Profile::exact, Direction::quantize},
+      {"quantize q4_0", "q4_0", Profile::exact, Direction::quantize},
+      {"quantize nvfp4", "nvfp4", Profile::exact, Direction::quantize},
+      {"quantize mxfp8", "mxfp8", Profile::exact, Direction::quantize},
+      {"quantize mxfp4", "mxfp4", Profile::exact, Direction::quantize},
+      {"quantize q8_0 burn", "q8_0", Profile::burn, Direction::quantize},
+      {"dequantize q8_0", "q8_0", Profile::exact, Direction::dequantize},
+      {"dequantize nvfp4", "nvfp4", Profile::exact, Direction::dequantize},
+  };
+  return k;
+}
+
+// Buffers of one kernel on one input; run() is one timed call of the engine.
+class KernelRun {
+ public:
+  KernelRun(const Kernel& k, const std::vector<float>& x) : kernel_(k), x_(x) {
+    auto s = parse_scheme(k.scheme);
+    if (!s) {
+      status_ = s.status();
+      return;
+    }
+    scheme_ = *s;
+    shape_ = input_shape(x.size());
+    auto l = make_layout(scheme_, shape_);
+    if (!l) {
+      status_ = l.status();
+      return;
+    }
+    options_.profile = k.profile;
+    if (k.direction == Direction::quantize) {
+      codes_.resize(l->elements);
+      scale_bits_.resize(l->scales);
+    } else {
+      auto q = fast::quantize(scheme_, shape_, x, options_);
+      if (!q) {
+        status_ = q.status();
+        return;
+      }
+      q_ = std::move(*q);
+      out_.resize(x.size());
+    }
+  }
+  const Status& status() const { return status_; }
+
+  Status run() {
+    if (!status_.ok()) return status_;
+    if (kernel_.direction == Direction::quantize) {
+      return fast::quantize_into(scheme_, shape_, x_.data(), x_.size(), options_, codes_.data(), scale_bits_.data(),
+                                 &global_bits_);
+    }
+    return fast::dequantize_into(q_, out_.data(), out_.size());
+  }
+
+ private:
+  Kernel kernel_;
+  const std::vector<float>& x_;
+  Status status_;
+  Scheme scheme_{};
+  std::vector<std::uint64_t> shape_;
+  QuantizeOptions options_;
+  std::vector<std::int32_t> codes_;
+  std::vector<std::uint32_t> scale_bits_;
+  std::uint32_t global_bits_ = 0;
+  QuantizedTensor q_{};
+  std::vector<float> out_;
+};
+
+// Best (smallest) wall time in seconds of `reps` calls of f.
+template <class F>
+double best_seconds(int reps, F f) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+}  // namespace qscheme::bench

@@ -1,0 +1,209 @@
+// `qscheme bench`: in one run, the streaming-bandwidth baselines and the fast engine's kernels on
+// the same f32 input (bench/baseline.hpp: the one definition of input, baselines and kernel list,
+// shared with the Google Benchmark binary bench/qscheme_bench). Each figure is the best of --reps
+// timed calls after one warm-up call. --vs-reference instead times reference vs fast quantize and
+// dequantize on 1 MiB of f32 for every supported tuple of tuple_space() (or --schemes LIST).
+#include <fmt/core.h>
+
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "bench/baseline.hpp"
+#include "fast/fast.hpp"
+#include "reference/reference.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+#include "scheme/validate.hpp"
+#include "tools/command.hpp"
+#include "tools/engine.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+struct BenchArgs {
+  bool json = false;
+  std::optional<unsigned> threads;
+  std::size_t mib = bench::kDefaultMiB;
+  int reps = 5;
+  bool vs_reference = false;
+  std::optional<std::string> schemes;
+  std::optional<std::string> target;
+};
+
+struct Row {
+  std::string kernel;
+  double elements_per_s;
+  double gb_per_s;  // f32 data: the input of quantize, the output of dequantize
+  double ratio_to_baseline;
+};
+
+int run_kernels(const BenchArgs& args) {
+  const std::size_t n = args.mib * (std::size_t{1} << 20) / sizeof(float);
+  const unsigned threads = fast::threads();
+  const std::vector<float> x = bench::make_input(n);
+  std::vector<Row> rows;
+  auto row = [&](std::string name, double secs, double base_eps) {
+    const double eps = static_cast<double>(n) / secs;
+    rows.push_back({std::move(name), eps, eps * sizeof(float) / 1e9, base_eps > 0 ? eps / base_eps : 1.0});
+    return eps;
+  };
+  double base_q = 0, base_dq = 0;
+  {
+    std::vector<std::uint8_t> out(n);
+    bench::baseline_read4_write1(x.data(), out.data(), n, threads);  // warm-up, faults the pages in
+    base_q = row("baseline read4 write1", bench::best_seconds(args.reps, [&] {
+                   bench::baseline_read4_write1(x.data(), out.data(), n, threads);
+                 }), 0);
+  }
+  {
+    std::vector<std::uint8_t> in(n);
+    for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
+    std::vector<float> out(n);
+    bench::baseline_read1_write4(in.data(), out.data(), n, threads);
+    base_dq = row("baseline read1 write4", bench::best_seconds(args.reps, [&] {
+                    bench::baseline_read1_write4(in.data(), out.data(), n, threads);
+                  }), 0);
+  }
+  for (const bench::Kernel& k : bench::kernels()) {
+    bench::KernelRun run(k, x);
+    if (Status st = run.run(); !st.ok()) return report(Status(st.code(), std::string(k.name) + ": " + st.message()));
+    Status last;
+    const double secs = bench::best_seconds(args.reps, [&] { last = run.run(); });
+    if (!last.ok()) return report(last);
+    row(k.name, secs, k.direction == bench::Direction::quantize ? base_q : base_dq);
+  }
+  if (args.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const Row& r : rows) {
+      j.push_back({{"kernel", r.kernel},
+                   {"elements_per_s", r.elements_per_s},
+                   {"gb_per_s", r.gb_per_s},
+                   {"ratio_to_baseline", r.ratio_to_baseline}});
+    }
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  fmt::print("qscheme bench: {} MiB of f32 ({} elements), target {}, {} thread(s), best of {}\n", args.mib, n,
+             fast::current_target(), threads, args.reps);
+  fmt::print("quantize = fast::quantize_into (i32 codes + scale bits, preallocated); "
+             "dequantize = fast::dequantize_into\n");
+  fmt::print("{:<24} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
+  for (const Row& r : rows) {
+    fmt::print("{:<24} {:>14.4g} {:>10.3f} {:>12.3f}\n", r.kernel, r.elements_per_s, r.gb_per_s, r.ratio_to_baseline);
+  }
+  return kExitOk;
+}
+
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t e = s.find(sep, pos);
+    out.push_back(s.substr(pos, e == std::string::npos ? std::string::npos : e - pos));
+    if (e == std::string::npos) break;
+    pos = e + 1;
+  }
+  return out;
+}
+
+int run_vs_reference(const BenchArgs& args) {
+  std::vector<Scheme> schemes;
+  if (args.schemes) {
+    // ';' separates schemes: scheme text may hold ',' (block[4,8]) and ':'.
+    for (const std::string& t : split_list(*args.schemes, ';')) {
+      auto s = parse_scheme(t);
+      if (!s) return report(Status(s.status().code(), "--schemes: " + s.status().message()));
+      schemes.push_back(*s);
+    }
+  } else {
+    for (const Scheme& s : tuple_space()) {
+      if (validate_scheme(s).ok()) schemes.push_back(s);
+    }
+  }
+  const std::size_t n = (std::size_t{1} << 20) / sizeof(float);
+  const std::vector<float> x = bench::make_input(n);
+  const std::vector<std::uint64_t> shape = bench::input_shape(n);
+  nlohmann::json rows = nlohmann::json::array();
+  if (!args.json) {
+    fmt::print("reference vs fast on 1 MiB of f32 (shape [{},{}]), {} thread(s), target {}\n", shape[0], shape[1],
+               fast::threads(), fast::current_target());
+    fmt::print("{:<48} {:>12} {:>12} {:>10} {:>12} {:>12} {:>10}\n", "scheme", "ref q s", "fast q s", "q x",
+               "ref dq s", "fast dq s", "dq x");
+  }
+  double min_speedup = 1e300;
+  int below = 0, disagree = 0, skipped = 0;
+  for (const Scheme& s : schemes) {
+    const std::string text = format_scheme(s);
+    if (!validate(s, shape).ok()) {
+      ++skipped;
+      continue;
+    }
+    std::optional<Result<QuantizedTensor>> rq, fq;
+    const double ref_q = bench::best_seconds(1, [&] { rq = reference::quantize(s, shape, x, {}); });
+    const double fast_q = bench::best_seconds(args.reps, [&] { fq = fast::quantize(s, shape, x, {}); });
+    bool agree = rq->ok() == fq->ok() && (rq->ok() ? **rq == **fq : rq->status().code() == fq->status().code());
+    double ref_dq = 0, fast_dq = 0;
+    if (rq->ok()) {
+      std::optional<Result<std::vector<float>>> ry, fy;
+      ref_dq = bench::best_seconds(1, [&] { ry = reference::dequantize(**rq); });
+      fast_dq = bench::best_seconds(args.reps, [&] { fy = fast::dequantize(**rq); });
+      agree = agree && ry->ok() && fy->ok() &&
+              std::memcmp(ry->value().data(), fy->value().data(), n * sizeof(float)) == 0;
+    }
+    if (!agree) ++disagree;
+    const double sq = ref_q / fast_q;
+    const double sdq = fast_dq > 0 ? ref_dq / fast_dq : 0;
+    min_speedup = std::min(min_speedup, sq);
+    if (rq->ok()) min_speedup = std::min(min_speedup, sdq);
+    if (sq < 50 || (rq->ok() && sdq < 50)) ++below;
+    if (args.json) {
+      rows.push_back({{"scheme", text},
+                      {"quantize_reference_s", ref_q},
+                      {"quantize_fast_s", fast_q},
+                      {"quantize_speedup", sq},
+                      {"dequantize_reference_s", ref_dq},
+                      {"dequantize_fast_s", fast_dq},
+                      {"dequantize_speedup", sdq},
+                      {"agree", agree}});
+    } else {
+      fmt::print("{:<48} {:>12.5f} {:>12.6f} {:>10.1f} {:>12.5f} {:>12.6f} {:>10.1f}{}\n", text, ref_q, fast_q, sq,
+                 ref_dq, fast_dq, sdq, agree ? "" : "  DISAGREE");
+    }
+  }
+  if (args.json) {
+    fmt::print("{}\n", rows.dump(2));
+  } else {
+    fmt::print("tuples {} timed, {} skipped (shape rejected); minimum speed-up {:.1f}x; {} below 50x; {} disagree\n",
+               schemes.size() - skipped, skipped, min_speedup, below, disagree);
+  }
+  return disagree == 0 ? kExitOk : kExitInternal;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& root, std::vector<Command>& out) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* app = root.add_subcommand(
+      "bench", "Throughput of the fast engine against streaming baselines (or --vs-reference: speed-up over reference)");
+  app->add_flag("--json", args->json, "print a JSON list of rows");
+  add_threads_option(*app, args->threads);
+  app->add_option("--mib", args->mib, "MiB of f32 input (default 64)")->check(CLI::Range(1, 4096));
+  app->add_option("--reps", args->reps, "timed repetitions per figure; the best is kept (default 5)")
+      ->check(CLI::Range(1, 1000));
+  app->add_flag("--vs-reference", args->vs_reference,
+                "time reference vs fast (quantize, dequantize) on 1 MiB for every supported tuple");
+  app->add_option("--schemes", args->schemes, "with --vs-reference: ';'-separated schemes or presets instead");
+  app->add_option("--target", args->target, "force a Highway target (see qscheme info)");
+  out.push_back({app, [args] {
+                   apply_threads(args->threads);
+                   if (args->target) {
+                     if (Status st = apply_target(*args->target); !st.ok()) return report(st);
+                   }
+                   return args->vs_reference ? run_vs_reference(*args) : run_kernels(*args);
+                 }});
+}
+
+}  // namespace qscheme::cli
