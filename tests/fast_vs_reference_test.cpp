@@ -1,0 +1,250 @@
+// fast/ == reference/ for every scheme of tuple_space() that validates, on the shapes of
+// shape_set() and edge-case tensors, both profiles, both calibrations, given scales (with ties
+// built against the resulting effective scales), on every compiled Highway target:
+// QuantizedTensor ==, error code == on rejection, bytes ==, decode ==, dequantized f32 bits ==.
+// Knobs: the full matrix runs on the best target; the other targets run every kOtherStride-th
+// scheme. Large shapes (> kBigElements) run every kBigStride-th scheme.
+#include <boost/test/unit_test.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "fast/kernels.h"
+#include "hwy/targets.h"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+
+namespace fast = qscheme::fast;
+namespace ref = qscheme::reference;
+
+namespace {
+
+constexpr std::size_t kOtherStride = 23;
+constexpr std::uint64_t kBigElements = 300;
+constexpr std::size_t kBigStride = 11;
+
+std::uint32_t Bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float FromBits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Edge-case tensors of n elements.
+std::vector<std::vector<float>> Tensors(std::uint64_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<float>> out;
+  std::vector<float> v(n);
+  auto fill = [&](auto f) {
+    for (auto& x : v) x = f();
+    out.push_back(v);
+  };
+  fill([&] { return std::uniform_real_distribution<float>(-2, 2)(rng); });                  // random
+  fill([&] { return 0.0f; });                                                                // all zero
+  fill([&] { return (rng() & 1) ? -0.0f : 0.0f; });                                          // signed zeros
+  fill([&] { return 0.75f; });                                                               // constant
+  fill([&] { return FromBits(rng() % 0x800000u) * ((rng() & 1) ? -1.f : 1.f); });            // subnormals
+  fill([&] { return static_cast<float>(static_cast<int>(rng() % 256) - 128) / 4; });         // grid-ish
+  fill([&] { return (rng() % 5 == 0) ? ((rng() & 1) ? FLT_MAX : -FLT_MAX) : 1.0f; });        // f32 max
+  fill([&] { return FromBits(rng() & 0x7F7FFFFFu) * ((rng() & 1) ? -1.f : 1.f); });          // any finite
+  if (n) {
+    v.assign(n, 0.01f);
+    v[rng() % n] = 1e6f;  // one outlier
+    out.push_back(v);
+  }
+  return out;
+}
+
+void ExpectSame(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const std::vector<float>& x,
+                const qscheme::QuantizeOptions& o) {
+  const auto r = ref::quantize(s, shape, x, o);
+  const auto f = fast::quantize(s, shape, x, o);
+  BOOST_TEST_REQUIRE(r.ok() == f.ok(), "reference: " << r.status().to_string() << " fast: " << f.status().to_string());
+  if (!r.ok()) {
+    BOOST_TEST((r.status().code() == f.status().code()), r.status().to_string() << " vs " << f.status().to_string());
+    return;
+  }
+  BOOST_TEST((*r == *f));
+  if (!(*r == *f)) {
+    BOOST_TEST(r->codes == f->codes, boost::test_tools::per_element());
+    BOOST_TEST(r->scale_bits == f->scale_bits, boost::test_tools::per_element());
+    return;
+  }
+  const auto fb = fast::encode(*f);
+  BOOST_TEST_REQUIRE(fb.ok());
+#if defined(QSCHEME_REF_HAS_BYTES)
+  const auto rb = ref::encode(*r);
+  BOOST_TEST_REQUIRE(rb.ok());
+  BOOST_TEST((*rb == *fb));
+#endif
+  const auto fd = fast::decode(s, shape, *fb, o.profile);
+  BOOST_TEST_REQUIRE(fd.ok());
+  BOOST_TEST((*fd == *r));
+  const auto rdq = ref::dequantize(*r);
+  const auto fdq = fast::dequantize(*f);
+  BOOST_TEST_REQUIRE(rdq.ok());
+  BOOST_TEST_REQUIRE(fdq.ok());
+  std::vector<std::uint32_t> a, b;
+  for (float v : *rdq) a.push_back(Bits(v));
+  for (float v : *fdq) b.push_back(Bits(v));
+  BOOST_TEST(a == b, boost::test_tools::per_element());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(fast_equals_reference_on_the_tuple_space) {
+  std::size_t n = 0;
+  const auto targets = fast::kernels::AvailableTargetBits();
+  for (std::int64_t t : targets) {
+    hwy::SetSupportedTargetsForTest(t);
+    std::size_t si = 0;
+    for (const auto& s : qscheme::tuple_space()) {
+      ++si;
+      if (!qscheme::validate_scheme(s).ok()) continue;
+      if (t != targets.front() && si % kOtherStride != 0) continue;
+      for (const auto& shape : qscheme::shape_set()) {
+        const auto l = qscheme::make_layout(s, shape);
+        if (!l.ok()) continue;
+        if (l->elements > kBigElements && si % kBigStride != 0) continue;
+        const auto xs = Tensors(l->elements, static_cast<std::uint32_t>(si));
+        for (std::size_t ti = 0; ti < xs.size(); ++ti) {
+          for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
+            for (auto cal : {qscheme::Calibration::minmax, qscheme::Calibration::absmean}) {
+              BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " shape rank "
+                                           << shape.size() << " elements " << l->elements << " tensor " << ti << " "
+                                           << qscheme::to_string(prof) << " " << qscheme::to_string(cal)) {
+                qscheme::QuantizeOptions o;
+                o.profile = prof;
+                o.calibration = cal;
+                ExpectSame(s, shape, xs[ti], o);
+                ++n;
+              }
+            }
+          }
+        }
+        // Given scales (some zero), then ties against the effective scales they produce.
+        qscheme::GivenScales g;
+        std::mt19937 rng(static_cast<std::uint32_t>(si * 7));
+        for (std::uint64_t j = 0; j < l->scales; ++j) {
+          g.block.push_back(j % 5 == 2 ? 0.0f : std::ldexp(1.0f + static_cast<float>(rng() % 16) / 16, static_cast<int>(rng() % 8) - 4));
+        }
+        if (s.two_level()) g.global = 0.3f;
+        for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
+          qscheme::QuantizeOptions o;
+          o.profile = prof;
+          o.scales = g;
+          // Ties from the reference's reconstructions of a quantized ramp: x = value(code) * e,
+          // and midpoints between neighbouring reconstructions (+- one f32 ulp).
+          std::vector<float> ramp(l->elements);
+          for (std::uint64_t i = 0; i < l->elements; ++i) ramp[i] = static_cast<float>(static_cast<int>(i % 41) - 20) * 0.37f;
+          const auto q = ref::quantize(s, shape, ramp, o);
+          if (!q.ok()) {
+            BOOST_TEST_CONTEXT("given " << qscheme::format_scheme(s)) { ExpectSame(s, shape, ramp, o); }
+            continue;
+          }
+          const auto d = ref::dequantize(*q).value();
+          std::vector<float> ties(l->elements);
+          for (std::uint64_t i = 0; i < l->elements; ++i) {
+            const float a = d[i], b = d[(i + 1) % l->elements];
+            float m = static_cast<float>((static_cast<double>(a) + b) / 2);
+            if (i % 3 == 1) m = std::nextafter(m, 1e30f);
+            if (i % 3 == 2) m = std::nextafter(m, -1e30f);
+            ties[i] = (i % 4 == 0) ? a : m;
+          }
+          BOOST_TEST_CONTEXT("given-scale ties: target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s)
+                                                        << " " << qscheme::to_string(prof)) {
+            ExpectSame(s, shape, ramp, o);
+            ExpectSame(s, shape, ties, o);
+          }
+          n += 2;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  BOOST_TEST_MESSAGE("cases: " << n);
+  BOOST_TEST(n > 10000u);
+}
+
+BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
+  auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
+  const std::vector<std::uint64_t> shape{2, 8};
+  std::vector<float> x(16, 0.5f);
+  std::vector<float> nan = x;
+  nan[5] = NAN;
+  nan[3] = -INFINITY;
+  std::vector<float> big = x;
+  big[7] = FLT_MAX;
+  struct Case {
+    const char* scheme;
+    const std::vector<float>* x;
+    qscheme::Profile prof;
+    qscheme::Calibration cal;
+    std::optional<qscheme::GivenScales> given;
+  };
+  using GS = qscheme::GivenScales;
+  const qscheme::Profile E = qscheme::Profile::exact, B = qscheme::Profile::burn;
+  const qscheme::Calibration MM = qscheme::Calibration::minmax, AM = qscheme::Calibration::absmean;
+  const std::vector<Case> cases{
+      {"q8s:block[8]=f32", &nan, E, MM, std::nullopt},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f, -1.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &nan, E, MM, GS{{1.0f, 1.0f}, 1.0f}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &nan, B, AM, std::nullopt},
+      {"q8s:block[8]=ue4m3:tensor=f32", &x, B, AM, GS{{1.0f, 1.0f}, NAN}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &nan, B, AM, GS{{1.0f, 1.0f}, 1.0f}},
+      {"q8s:block[8]=ue4m3:tensor=f32", &x, B, MM, GS{{448.0f, 1.0f}, FLT_MAX}},
+      {"q8s", &big, B, MM, std::nullopt},
+      {"q8s", &big, E, MM, std::nullopt},
+      {"q8s:block[8]=f32", &x, E, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"q8s:block[8]=f32", &x, B, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"e2m1:block[8]=ue8m0", &x, E, MM, GS{{0.0f, 0.0f}, std::nullopt}},
+      {"q4s:packed-native(0)", &x, E, MM, std::nullopt},
+  };
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      qscheme::QuantizeOptions o;
+      o.profile = c.prof;
+      o.calibration = c.cal;
+      o.scales = c.given;
+      BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " case " << i << " " << c.scheme) {
+        const auto r = ref::quantize(S(c.scheme), shape, *c.x, o);
+        const auto f = fast::quantize(S(c.scheme), shape, *c.x, o);
+        BOOST_TEST_REQUIRE(r.ok() == f.ok(), r.status().to_string() << " vs " << f.status().to_string());
+        if (!r.ok()) {
+          BOOST_TEST((r.status().code() == f.status().code()), r.status().to_string() << " vs " << f.status().to_string());
+          BOOST_TEST(r.status().index() == f.status().index());
+        } else {
+          BOOST_TEST((*r == *f));
+        }
+      }
+    }
+    // Dequantize: a corrupt scale and a corrupt code together; then each alone.
+    auto q = fast::quantize(S("q8s:block[8]=f16"), shape, x).value();
+    for (int variant = 0; variant < 3; ++variant) {
+      auto c = q;
+      if (variant != 1) c.codes[9] = -128;
+      if (variant != 2) c.scale_bits[1] = 0x7C00;  // f16 inf
+      const auto r = ref::dequantize(c);
+      const auto f = fast::dequantize(c);
+      BOOST_TEST_REQUIRE(!r.ok());
+      BOOST_TEST_REQUIRE(!f.ok());
+      BOOST_TEST((r.status().code() == f.status().code()));
+      BOOST_TEST(r.status().index() == f.status().index(), "variant " << variant);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
