@@ -205,9 +205,9 @@ inline std::ostream& operator<<(std::ostream& os, BlockKind k) {
 }
 
 // Data for `scheme` over layout `l`, built block by block (see the file comment). For "ties"
-// blocks the first element is the anchor +-(W/2) 2^k, so minmax calibration over one level picks
-// the scale 2^k exactly; the others are midpoints of the value grid times 2^k, exactly or one
-// ulp off.
+// blocks the first element is the anchor +-(W/2) m 2^k (m odd, below 2^15), so minmax calibration
+// over one level picks the scale m 2^k exactly where the dtype holds it; the others are midpoints
+// of the value grid times m 2^k, exactly or one ulp off.
 inline rc::Gen<std::vector<float>> tensor_for(const Scheme& scheme, const Layout& l) {
   return rc::gen::exec([scheme, l] {
     std::vector<float> x(l.elements);
@@ -219,6 +219,7 @@ inline rc::Gen<std::vector<float>> tensor_for(const Scheme& scheme, const Layout
     struct Plan {
       BlockKind kind;
       int k;
+      int m;  // odd multiplier of the tie scale m 2^k (< 2^15; m > 1 makes 1/e inexact)
       float c;
       std::uint64_t outlier_at;
       bool seen = false;
@@ -237,6 +238,9 @@ inline rc::Gen<std::vector<float>> tensor_for(const Scheme& scheme, const Layout
     for (auto& p : plans) {
       p.kind = *kinds;
       p.k = *rc::gen::weightedOneOf<int>({{4, rc::gen::inRange(-4, 5)}, {1, rc::gen::inRange(-20, 21)}});
+      p.m = *rc::gen::weightedOneOf<int>(
+          {{3, rc::gen::element(1, 3, 5, 7)},
+           {1, rc::gen::map(rc::gen::inRange(0, 1 << 14), [](int h) { return 2 * h + 1; })}});
       p.c = *ordinary(0, 20);
       p.outlier_at = *rc::gen::inRange<std::uint64_t>(0, 16);
     }
@@ -249,7 +253,7 @@ inline rc::Gen<std::vector<float>> tensor_for(const Scheme& scheme, const Layout
       switch (p.kind) {
         case BlockKind::zeros: v = *rc::gen::element(0.0f, -0.0f); break;
         case BlockKind::ties: {
-          const double step = std::ldexp(1.0, p.k);
+          const double step = std::ldexp(static_cast<double>(p.m), p.k);
           if (pos == 0) {
             v = static_cast<float>(W / 2 * step) * (*rc::gen::arbitrary<bool>() ? -1.0f : 1.0f);
             break;
