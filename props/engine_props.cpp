@@ -199,6 +199,29 @@ RC_BOOST_PROP(codes_are_within_half_a_unit_and_clipped_values_land_on_the_range_
   RC_CLASSIFY(clipped, "clipped");
 }
 
+// Exact ties at any scale: with a per-tensor f32 scale e = m 2^k (m odd, up to 15 bits, so 1/e is
+// not exact) and x = (j + 1/2) e, the code is the even one of j and j + 1.
+RC_BOOST_PROP(exact_integer_ties_round_to_even_at_any_scale, ()) {
+  Scheme s;
+  s.value = *rc::gen::element(Value::q8f, Value::q8s, Value::q4f, Value::q4s, Value::q2f, Value::q2s);
+  s.tensor = ScaleDtype::f32;
+  const ValueInfo& vi = info(s.value);
+  const int m = 2 * *rc::gen::inRange(0, 1 << 14) + 1;
+  const float e = std::ldexp(static_cast<float>(m), *rc::gen::inRange(-10, 11));
+  const auto js = *rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(vi.lo, vi.hi)));
+  std::vector<float> x;
+  for (int j : js) x.push_back(static_cast<float>((j + 0.5) * static_cast<double>(e)));  // exact: <= 24 bits
+  const std::vector<std::uint64_t> shape{x.size()};
+  QuantizeOptions o;
+  o.scales = GivenScales{{e}, std::nullopt};
+  const auto q = fast::quantize(s, shape, x, o);
+  RC_ASSERT(q.ok());
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    const int even = (js[i] % 2 == 0) ? js[i] : js[i] + 1;
+    RC_ASSERT(q->codes[i] == even);
+  }
+}
+
 RC_BOOST_PROP(quantize_is_idempotent_on_its_own_output, ()) {
   const Case c = *any_case();
   const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
