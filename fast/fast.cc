@@ -310,7 +310,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
         gm = detail::grid_round_up(2.0 * amax / (W * Dmax), f32g);
       }
+#if QSCHEME_MUTANT == 16  // mutant 16: the two-level global is not kept at or above 2^-126 (may be 0 or subnormal)
+      gval = gm;
+#else
       gval = std::max(gm, std::ldexp(1.0, -126));
+#endif
       for (std::uint64_t j = 0; j < nb; ++j) {
         if (absmean) {
           stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
