@@ -83,14 +83,15 @@ void ExpectSame(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shap
   }
   const auto fb = fast::encode(*f);
   BOOST_TEST_REQUIRE(fb.ok());
-#if defined(QSCHEME_REF_HAS_BYTES)
   const auto rb = ref::encode(*r);
   BOOST_TEST_REQUIRE(rb.ok());
   BOOST_TEST((*rb == *fb));
-#endif
   const auto fd = fast::decode(s, shape, *fb, o.profile);
   BOOST_TEST_REQUIRE(fd.ok());
   BOOST_TEST((*fd == *r));
+  const auto rd = ref::decode(s, shape, *rb, o.profile);
+  BOOST_TEST_REQUIRE(rd.ok());
+  BOOST_TEST((*rd == *r));
   const auto rdq = ref::dequantize(*r);
   const auto fdq = fast::dequantize(*f);
   BOOST_TEST_REQUIRE(rdq.ok());
