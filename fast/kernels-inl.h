@@ -27,6 +27,10 @@
 
 #include "hwy/highway.h"
 
+#ifndef QSCHEME_MUTANT
+#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
@@ -38,7 +42,11 @@ template <class Body, class Tail>
 HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) body(i);
+#if QSCHEME_MUTANT == 9  // mutant 9: the partial last vector is skipped
+  (void)tail;
+#else
   if (i < n) tail(i, n - i);
+#endif
 }
 
 // ---------------------------------------------------------------------------- calibration
@@ -103,7 +111,9 @@ HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t
 template <class DF64>
 HWY_INLINE hn::Vec<DF64> MiniMagCode(DF64 d, hn::Vec<DF64> y, int m, int emin, double vmax) {
   const hn::RebindToUnsigned<DF64> du;
+#if QSCHEME_MUTANT != 6  // mutant 6: minifloat codes are not saturated at the format max
   y = hn::Min(y, hn::Set(d, vmax));
+#endif
   const auto yn = hn::Max(y, hn::Set(d, std::ldexp(1.0, emin)));  // normal f64, exponent = Eeff
   const auto eb = hn::ShiftRight<52>(hn::BitCast(du, yn));      // Eeff + 1023
   // 2^(m - Eeff) has biased exponent 1023 + m - Eeff = (2046 + m) - eb.
@@ -155,8 +165,17 @@ HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t 
     const auto xd = hn::PromoteTo(dd, hn::LoadU(df, src));
     auto r = hn::Mul(xd, vinv);
     const auto near = hn::Lt(hn::Abs(hn::Sub(hn::Sub(r, hn::Floor(r)), half)), eps);
+#if QSCHEME_MUTANT == 2  // mutant 2: reciprocal multiply only, the exact division near ties is disabled
+    (void)near;
+    (void)ve;
+#else
     if (HWY_UNLIKELY(!hn::AllFalse(dd, near))) r = hn::Div(xd, ve);
+#endif
+#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
+    const auto q = hn::Min(hn::Max(hn::Trunc(hn::Add(r, hn::CopySign(half, r))), vlo), vhi);
+#else
     const auto q = hn::Min(hn::Max(hn::Round(r), vlo), vhi);
+#endif
     hn::StoreU(hn::DemoteTo(di, q), di, dst);
   };
   ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
@@ -182,8 +201,13 @@ HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_
     const auto xf = hn::LoadU(df, src);
     const auto r = hn::Div(hn::Abs(hn::PromoteTo(dd, xf)), ve);
     const auto code = hn::DemoteTo(di, MiniMagCode(dd, r, mp.m, mp.emin, mp.vmax));
+#if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
+    const auto sbit = hn::IfThenZeroElse(hn::Eq(code, hn::Zero(di)),
+                                         hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf), sign_shift)));
+#else
     const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf),
                                                          sign_shift));
+#endif
     hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
   };
   ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
@@ -230,7 +254,11 @@ HWY_NOINLINE void QuantizeBurnIntImpl(const float* HWY_RESTRICT x, std::size_t n
     const auto tr = hn::Trunc(t);
     // t - trunc(t) is exact; round half away from zero (Rust f32::round). For t = +-inf the
     // difference is NaN, the compare false, and the clamp below saturates.
+#if QSCHEME_MUTANT == 13  // mutant 13: burn-profile ties rounded toward zero instead of away
+    const auto away = hn::Gt(hn::Abs(hn::Sub(t, tr)), half);
+#else
     const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), half);
+#endif
     const auto step = hn::Or(hn::And(t, signmask), onef);  // copysign(1, t)
     auto q = hn::IfThenElse(away, hn::Add(tr, step), tr);
     q = hn::Min(hn::Max(q, vlo), vhi);
@@ -301,7 +329,13 @@ HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::s
   const std::size_t N = hn::Lanes(dd);
   const auto ve = hn::Set(dd, e);
   auto one = [&](const std::int32_t* src, float* dst) {
+#if QSCHEME_MUTANT == 14  // mutant 14: exact-profile integer dequantize multiplies in f32 (e rounded to f32 first)
+    hn::StoreU(hn::DemoteTo(df, hn::PromoteTo(dd, hn::Mul(hn::DemoteTo(df, hn::PromoteTo(dd, hn::LoadU(di, src))),
+                                                          hn::Set(df, static_cast<float>(e))))), df, dst);
+    (void)ve;
+#else
     hn::StoreU(hn::DemoteTo(df, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
+#endif
   };
   ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
                 [&](std::size_t i, std::size_t r) {

@@ -1,0 +1,431 @@
+// Properties of the engines: fast/ against reference/, byte round trips, error bounds, order,
+// idempotence, calibration bounds, and the relation between the two profiles.
+#include <rapidcheck/boost_test.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cfloat>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "fast/fast.hpp"
+#include "props/engine_support.h"
+#include "props/generators.h"
+#include "reference/reference.hpp"
+
+using namespace qscheme;
+using namespace qscheme::props;
+
+namespace {
+
+// Occasionally breaks a case so that the rejection paths are compared as well: a NaN or an
+// infinity in x, or a negative / NaN given scale.
+Case maybe_broken(Case c) {
+  const int what = *rc::gen::inRange(0, 12);
+  if (what == 0 && !c.x.empty()) {
+    c.x[*rc::gen::inRange<std::size_t>(0, c.x.size())] = *rc::gen::element(NAN, INFINITY, -INFINITY);
+  } else if (what == 1 && c.options.scales && !c.options.scales->block.empty()) {
+    c.options.scales->block[*rc::gen::inRange<std::size_t>(0, c.options.scales->block.size())] =
+        *rc::gen::element(-1.0f, NAN, INFINITY, -0.0f);
+  }
+  return c;
+}
+
+void check_same_result(const Result<QuantizedTensor>& r, const Result<QuantizedTensor>& f) {
+  RC_ASSERT(r.ok() == f.ok());
+  if (!r.ok()) {
+    RC_ASSERT(to_code(r.status().code()) == to_code(f.status().code()));
+    return;
+  }
+  RC_ASSERT(r->codes == f->codes);
+  RC_ASSERT(r->scale_bits == f->scale_bits);
+  RC_ASSERT(r->global_bits == f->global_bits);
+  RC_ASSERT(*r == *f);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(engines)
+
+RC_BOOST_PROP(fast_matches_reference_for_every_supported_scheme, ()) {
+  const Case c = maybe_broken(*any_case());
+  RC_CLASSIFY(c.options.scales.has_value(), "given scales");
+  RC_CLASSIFY(c.options.profile == Profile::burn, "burn");
+  RC_CLASSIFY(c.options.calibration == Calibration::absmean, "absmean");
+  RC_CLASSIFY(c.scheme.two_level(), "two levels");
+  RC_TAG(info(c.scheme.value).is_float ? "float kind" : "integer kind");
+  RC_LOG() << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  const auto f = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
+  check_same_result(r, f);
+  if (!r.ok()) return;
+  const auto rb = reference::encode(*r);
+  const auto fb = fast::encode(*f);
+  RC_ASSERT(rb.ok());
+  RC_ASSERT(fb.ok());
+  RC_ASSERT(*rb == *fb);
+  const auto rd = reference::dequantize(*r);
+  const auto fd = fast::dequantize(*f);
+  RC_ASSERT(rd.ok());
+  RC_ASSERT(fd.ok());
+  RC_ASSERT(same_bits(*rd, *fd));
+}
+
+RC_BOOST_PROP(decode_inverts_encode, ()) {
+  const Case c = *any_case();
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  const auto bytes = fast::encode(*q);
+  RC_ASSERT(bytes.ok());
+  const auto fq = fast::decode(c.scheme, c.shape, *bytes, c.options.profile);
+  RC_ASSERT(fq.ok());
+  RC_ASSERT(*fq == *q);
+  const auto rq = reference::decode(c.scheme, c.shape, *bytes, c.options.profile);
+  RC_ASSERT(rq.ok());
+  RC_ASSERT(*rq == *q);
+}
+
+// Valid byte buffers: random valid codes and scale patterns serialized by the reference encoder;
+// also raw random bytes, which both decoders must accept or reject alike.
+RC_BOOST_PROP(encode_inverts_decode, ()) {
+  const Scheme s = *supported_scheme();
+  const auto shape = *rc::gen::suchThat(shape_for(s), [s](const std::vector<std::uint64_t>& sh) { return validate(s, sh).ok(); });
+  const Layout l = make_layout(s, shape).value();
+  std::vector<std::uint8_t> bytes;
+  if (*rc::gen::inRange(0, 4) == 0) {
+    bytes = *rc::gen::container<std::vector<std::uint8_t>>(l.total_bytes, rc::gen::arbitrary<std::uint8_t>());
+  } else {
+    QuantizedTensor q;
+    q.scheme = s;
+    q.shape = shape;
+    const ValueInfo& vi = info(s.value);
+    const auto code = rc::gen::suchThat(
+        vi.is_float ? rc::gen::inRange<std::int32_t>(0, 1 << vi.bits) : rc::gen::inRange<std::int32_t>(vi.lo, vi.hi + 1),
+        [v = s.value](std::int32_t c) { return reference::code_value(v, c).ok(); });
+    q.codes = *rc::gen::container<std::vector<std::int32_t>>(l.elements, code);
+    const ScaleDtype sd = s.scale_dtype();
+    const int width = info(sd).bytes * 8;
+    const auto scale = rc::gen::suchThat(
+        rc::gen::map(rc::gen::arbitrary<std::uint32_t>(),
+                     [width](std::uint32_t b) { return width == 32 ? b : (b & ((1u << width) - 1)); }),
+        [sd](std::uint32_t b) { return reference::scale_value(sd, b).ok(); });
+    q.scale_bits = *rc::gen::container<std::vector<std::uint32_t>>(l.scales, scale);
+    if (s.two_level()) {
+      q.global_bits = *rc::gen::suchThat(rc::gen::arbitrary<std::uint32_t>(), [](std::uint32_t b) {
+        return reference::scale_value(ScaleDtype::f32, b).ok();
+      });
+    }
+    const auto enc = reference::encode(q);
+    RC_ASSERT(enc.ok());
+    bytes = *enc;
+  }
+  const auto fq = fast::decode(s, shape, bytes);
+  const auto rq = reference::decode(s, shape, bytes);
+  RC_ASSERT(fq.ok() == rq.ok());
+  RC_TAG(fq.ok() ? std::string("valid bytes") : std::string(to_code(fq.status().code())));
+  if (!fq.ok()) {
+    RC_ASSERT(fq.status().code() == rq.status().code());
+    return;
+  }
+  RC_ASSERT(*fq == *rq);
+  const auto fb = fast::encode(*fq);
+  RC_ASSERT(fb.ok());
+  RC_ASSERT(*fb == bytes);
+  const auto rb = reference::encode(*fq);
+  RC_ASSERT(rb.ok());
+  RC_ASSERT(*rb == bytes);
+}
+
+// Exact profile: an integer code is round(x / e) unless clipped, so |x - c e| <= e/2; a float
+// code's value is the grid value nearest to |x| / e (half an ulp of the format at that
+// magnitude) unless |x| / e reaches the format's max; a clipped value lands on the range end; a
+// float code keeps the sign of x; dequantize is f32_rne(value(c) * e).
+RC_BOOST_PROP(codes_are_within_half_a_unit_and_clipped_values_land_on_the_range_end, ()) {
+  const Case c = *any_case({.allow_given = true, .only_exact = true});
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  const auto deq = fast::dequantize(*q);
+  RC_ASSERT(deq.ok());
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  const auto e = effective_scales(*q);
+  const ValueInfo& vi = info(c.scheme.value);
+  const auto& grid = grid_values(c.scheme.value);
+  const Rational vmax = vi.hi, vmin = vi.lo;
+  bool clipped = false;
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    const Rational& s = e[block_of(l, i)];
+    const Rational X = reference::to_rational(c.x[i]);
+    const Rational v = code_rational(c.scheme.value, q->codes[i]);
+    // dequantize: one rounding of the exact product (value <= 8 bits, e <= 35 bits: exact in f64).
+    const double prod = static_cast<double>(v) * static_cast<double>(s);
+    const float expect = static_cast<float>(code_negative(c.scheme.value, q->codes[i]) && prod == 0 ? -0.0 : prod);
+    RC_ASSERT(std::bit_cast<std::uint32_t>((*deq)[i]) == std::bit_cast<std::uint32_t>(expect));
+    if (s == 0) {
+      RC_ASSERT(v == 0);
+      continue;
+    }
+    if (!vi.is_float) {
+      const Rational t = X / s;
+      if (t > vmax + Rational(1, 2)) {
+        clipped = true;
+        RC_ASSERT(q->codes[i] == vi.hi);
+      } else if (t < vmin - Rational(1, 2)) {
+        clipped = true;
+        RC_ASSERT(q->codes[i] == vi.lo);
+      } else {
+        RC_ASSERT(2 * abs_r(X - v * s) <= s);
+      }
+    } else {
+      RC_ASSERT(code_negative(c.scheme.value, q->codes[i]) == std::signbit(c.x[i]));
+      const Rational y = abs_r(X) / s, a = abs_r(v);
+      if (y >= vmax) {
+        clipped = y > vmax;
+        RC_ASSERT(a == vmax);
+        continue;
+      }
+      const auto it = std::find(grid.begin(), grid.end(), static_cast<double>(a));
+      RC_ASSERT(it != grid.end());
+      if (y > a) {
+        RC_ASSERT(it + 1 != grid.end());
+        RC_ASSERT(2 * (y - a) <= Rational(*(it + 1)) - a);
+      } else if (y < a) {
+        RC_ASSERT(it != grid.begin());
+        RC_ASSERT(2 * (a - y) <= a - Rational(*(it - 1)));
+      }
+    }
+  }
+  RC_CLASSIFY(clipped, "clipped");
+}
+
+// Exact ties at any scale: with a per-tensor f32 scale e = m 2^k (m odd, up to 15 bits, so 1/e is
+// not exact) and x = (j + 1/2) e, the code is the even one of j and j + 1.
+RC_BOOST_PROP(exact_integer_ties_round_to_even_at_any_scale, ()) {
+  Scheme s;
+  s.value = *rc::gen::element(Value::q8f, Value::q8s, Value::q4f, Value::q4s, Value::q2f, Value::q2s);
+  s.tensor = ScaleDtype::f32;
+  const ValueInfo& vi = info(s.value);
+  const int m = 2 * *rc::gen::inRange(0, 1 << 14) + 1;
+  const float e = std::ldexp(static_cast<float>(m), *rc::gen::inRange(-10, 11));
+  const auto js = *rc::gen::nonEmpty(rc::gen::container<std::vector<int>>(rc::gen::inRange(vi.lo, vi.hi)));
+  std::vector<float> x;
+  for (int j : js) x.push_back(static_cast<float>((j + 0.5) * static_cast<double>(e)));  // exact: <= 24 bits
+  const std::vector<std::uint64_t> shape{x.size()};
+  QuantizeOptions o;
+  o.scales = GivenScales{{e}, std::nullopt};
+  const auto q = fast::quantize(s, shape, x, o);
+  RC_ASSERT(q.ok());
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    const int even = (js[i] % 2 == 0) ? js[i] : js[i] + 1;
+    RC_ASSERT(q->codes[i] == even);
+  }
+}
+
+RC_BOOST_PROP(quantize_is_idempotent_on_its_own_output, ()) {
+  const Case c = *any_case();
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  const auto y = fast::dequantize(*q);
+  RC_ASSERT(y.ok());
+  for (float v : *y) RC_PRE(std::isfinite(v));
+  QuantizeOptions o = c.options;
+  o.scales = stored_as_given(*q);
+  const auto q2 = fast::quantize(c.scheme, c.shape, *y, o);
+  RC_ASSERT(q2.ok());
+  RC_ASSERT(q2->scale_bits == q->scale_bits);
+  RC_ASSERT(q2->global_bits == q->global_bits);
+  RC_ASSERT(q2->codes == q->codes);
+}
+
+// Within a block (one scale), x <= y implies value(code(x)) <= value(code(y)).
+RC_BOOST_PROP(quantize_is_monotonic, ()) {
+  const Case c = *any_case();
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  std::map<std::uint64_t, std::vector<std::pair<float, double>>> blocks;
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    blocks[block_of(l, i)].emplace_back(c.x[i], static_cast<double>(code_rational(c.scheme.value, q->codes[i])));
+  }
+  for (auto& [b, v] : blocks) {
+    std::sort(v.begin(), v.end(), [](const auto& p, const auto& r) { return p.first < r.first; });
+    for (std::size_t i = 1; i < v.size(); ++i) RC_ASSERT(v[i - 1].second <= v[i].second);
+  }
+}
+
+// Exact profile, calibrated: the effective scale of a block (s_j, or s_j * g) is never below the
+// calibrated value 2 alpha / W (alpha = max |x|, or the mean |x| over the block's actual
+// elements), unless the stored scale saturated at its dtype's max.
+RC_BOOST_PROP(scales_are_never_below_the_calibrated_value, ()) {
+  const Case c = *any_case({.allow_given = false, .only_exact = true});
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  const auto e = effective_scales(*q);
+  const ValueInfo& vi = info(c.scheme.value);
+  const Rational W = vi.hi - vi.lo;
+  std::vector<Rational> alpha(l.scales, 0);
+  std::vector<std::uint64_t> count(l.scales, 0);
+  const bool absmean = c.options.calibration == Calibration::absmean;
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    const auto b = block_of(l, i);
+    const Rational a = abs_r(reference::to_rational(c.x[i]));
+    if (absmean) alpha[b] += a;
+    else if (a > alpha[b]) alpha[b] = a;
+    ++count[b];
+  }
+  const ScaleDtype sd = c.scheme.scale_dtype();
+  const auto max_bits = [&] {
+    // The largest finite pattern of the dtype.
+    switch (sd) {
+      case ScaleDtype::f32: return 0x7F7FFFFFu;
+      case ScaleDtype::f16: return 0x7BFFu;
+      case ScaleDtype::bf16: return 0x7F7Fu;
+      case ScaleDtype::ue8m0: return 0xFEu;
+      default: return 0x7Eu;
+    }
+  }();
+  bool saturated = false;
+  for (std::uint64_t j = 0; j < l.scales; ++j) {
+    if (count[j] == 0) continue;
+    const Rational target = absmean ? Rational(2 * alpha[j] / (W * count[j])) : Rational(2 * alpha[j] / W);
+    if (q->scale_bits[j] == max_bits) {
+      saturated = true;
+      continue;
+    }
+    RC_ASSERT(e[j] >= target);
+  }
+  RC_CLASSIFY(saturated, "saturated");
+}
+
+RC_BOOST_PROP(two_level_scales_fit_their_dtype, ()) {
+  static const std::vector<Scheme> two = [] {
+    std::vector<Scheme> out;
+    for (const Scheme& s : supported_tuples())
+      if (s.two_level()) out.push_back(s);
+    return out;
+  }();
+  Case c;
+  c.scheme = *rc::gen::elementOf(two);
+  c.shape = *rc::gen::suchThat(shape_for(c.scheme), [s = c.scheme](const std::vector<std::uint64_t>& sh) {
+    return validate(s, sh).ok();
+  });
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x = *tensor_for(c.scheme, l);
+  c.options = *options_for(c.scheme, l, false);
+  const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(q.ok());
+  RC_ASSERT(q->global_bits.has_value());
+  const float g = std::bit_cast<float>(*q->global_bits);
+  RC_ASSERT(std::isfinite(g));
+  RC_ASSERT(g >= FLT_MIN);  // the global is a normal f32 (at least 2^-126)
+  const int width = info(c.scheme.scale_dtype()).bytes * 8;
+  for (auto b : q->scale_bits) {
+    RC_ASSERT(width == 32 || (b >> width) == 0);
+    RC_ASSERT(reference::scale_value(c.scheme.scale_dtype(), b).ok());
+  }
+}
+
+// Given one-level scales (so both profiles use the same stored scale e): wherever x / e is an
+// f32 (Burn's f32 division does not round) and is not a rounding tie, burn and exact give the
+// same code; where the codes agree, so do the dequantized values (both are one rounding of
+// value * e).
+RC_BOOST_PROP(profiles_agree_where_no_tie_and_no_f32_rounding_intervenes, ()) {
+  Case c = *any_case({.allow_given = false});
+  RC_PRE(!c.scheme.two_level());
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.options.calibration = Calibration::minmax;
+  c.options.scales = *given_scales_for(c.scheme, l);
+  c.options.profile = Profile::exact;
+  const auto qe = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  c.options.profile = Profile::burn;
+  const auto qb = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_PRE(qe.ok() && qb.ok());
+  RC_ASSERT(qe->scale_bits == qb->scale_bits);
+  const auto de = fast::dequantize(*qe), db = fast::dequantize(*qb);
+  RC_ASSERT(de.ok() && db.ok());
+  const auto e = effective_scales(*qe);
+  const ValueInfo& vi = info(c.scheme.value);
+  std::uint64_t checked = 0;
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    const Rational& s = e[block_of(l, i)];
+    if (s == 0) continue;  // burn divides by 0.1 there
+    const Rational t = reference::to_rational(c.x[i]) / s;
+    const float tf = static_cast<float>(static_cast<double>(t));
+    if (!std::isfinite(tf) || reference::to_rational(tf) != t) continue;  // f32 division rounds
+    if (!vi.is_float) {
+      const Rational tt = 2 * t;  // a tie: 2t an odd integer
+      if (denominator(tt) == 1 && numerator(tt) % 2 != 0) continue;
+    }
+    ++checked;
+    RC_ASSERT(qe->codes[i] == qb->codes[i]);
+  }
+  for (std::uint64_t i = 0; i < l.elements; ++i) {
+    if (qe->codes[i] == qb->codes[i] && e[block_of(l, i)] != 0) {
+      RC_ASSERT(std::bit_cast<std::uint32_t>((*de)[i]) == std::bit_cast<std::uint32_t>((*db)[i]));
+    }
+  }
+  RC_CLASSIFY(checked > 0, "elements compared");
+}
+
+// Not a claim but a measurement: how often burn and exact differ, on the generator's hard cases
+// and on plain random data over every supported tuple. Fails only if nothing was compared.
+BOOST_AUTO_TEST_CASE(burn_and_exact_differ_at_a_measured_rate) {
+  // Plain random data: x ~ N(0, 1) in f32, shape [2, 3, 40] (every tuple's block fits), minmax.
+  std::mt19937 rng(20261202);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const std::vector<std::uint64_t> shape{2, 3, 40};
+  std::uint64_t tensors = 0, tensors_differ = 0, elements = 0, elements_differ = 0, scales = 0, scales_differ = 0;
+  for (const Scheme& s : supported_tuples()) {
+    if (!validate(s, shape).ok()) continue;
+    std::vector<float> x(240);
+    for (auto& v : x) v = nd(rng);
+    QuantizeOptions o;
+    o.profile = Profile::exact;
+    const auto qe = fast::quantize(s, shape, x, o);
+    o.profile = Profile::burn;
+    const auto qb = fast::quantize(s, shape, x, o);
+    BOOST_REQUIRE(qe.ok() && qb.ok());
+    ++tensors;
+    std::uint64_t d = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) d += qe->codes[i] != qb->codes[i];
+    std::uint64_t ds = 0;
+    for (std::size_t j = 0; j < qe->scale_bits.size(); ++j) ds += qe->scale_bits[j] != qb->scale_bits[j];
+    ds += qe->global_bits != qb->global_bits;
+    elements += x.size();
+    elements_differ += d;
+    scales += qe->scale_bits.size();
+    scales_differ += ds;
+    tensors_differ += (d || ds);
+  }
+  std::cout << "burn vs exact, N(0,1) data, minmax, every supported tuple on [2,3,40]: " << tensors_differ << " of "
+            << tensors << " tensors differ; codes differ at " << elements_differ << " of " << elements
+            << " elements (" << 100.0 * elements_differ / elements << "%); stored scales differ at "
+            << scales_differ << " of " << scales << "\n";
+  BOOST_CHECK(tensors > 0);
+
+  // The generator's hard cases (ties, ulp neighbours, subnormals, ...), 2000 fixed draws.
+  std::uint64_t hard = 0, hard_differ = 0, hard_el = 0, hard_el_differ = 0;
+  const auto gen = any_case({.allow_given = true});
+  for (int k = 0; k < 2000; ++k) {
+    Case c = gen(rc::Random(static_cast<std::uint64_t>(k) * 7919u + 1u), 50).value();
+    c.options.profile = Profile::exact;
+    const auto qe = fast::quantize(c.scheme, c.shape, c.x, c.options);
+    c.options.profile = Profile::burn;
+    const auto qb = fast::quantize(c.scheme, c.shape, c.x, c.options);
+    if (!qe.ok() || !qb.ok()) continue;
+    ++hard;
+    std::uint64_t d = 0;
+    for (std::size_t i = 0; i < c.x.size(); ++i) d += qe->codes[i] != qb->codes[i];
+    hard_el += c.x.size();
+    hard_el_differ += d;
+    hard_differ += (d || qe->scale_bits != qb->scale_bits || qe->global_bits != qb->global_bits);
+  }
+  std::cout << "burn vs exact, generator hard cases: " << hard_differ << " of " << hard
+            << " tensors differ; codes differ at " << hard_el_differ << " of " << hard_el << " elements ("
+            << (hard_el ? 100.0 * hard_el_differ / hard_el : 0.0) << "%)\n";
+  BOOST_CHECK(hard > 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
