@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add_verify(app, commands);
   add_quantize(app, commands);
   add_dequantize(app, commands);
+  add_check(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
