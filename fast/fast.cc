@@ -12,6 +12,7 @@
 
 #include "fast/exact_scale.h"
 #include "fast/kernels.h"
+#include "fast/onnx.h"
 #include "fast/scalar.h"
 
 namespace qscheme::fast {
@@ -161,6 +162,8 @@ Status check_given(const GivenScales& gs, const Layout& l, bool two) {
 
 Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                      std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
+  if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -370,7 +373,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
   if (two && !detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
     return err(ErrorCode::corrupt_bytes, "the global scale is not a finite non-negative f32", l.scales);
   }
-  if (q.profile == Profile::exact) {
+  if (q.profile != Profile::burn) {  // exact and onnx dequantize alike: f32(code * scale)
     ee->resize(l.scales);
     for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = two ? s[j] * gv : s[j];
   } else {
@@ -396,7 +399,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
-  const bool exact = q.profile == Profile::exact;
+  const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
   for_segments(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
     if (exact) {
       if (vi.is_float) kernels::DequantExactFloat(c + off, len, ee[b], fmt, out + off);

@@ -191,6 +191,17 @@ BOOST_AUTO_TEST_CASE(burn_profile_deviations) {
   expect_diagnosis(rq2, codes({0, 2}), 2, {"ties-even"});
 }
 
+BOOST_AUTO_TEST_CASE(onnx_profile_deviations) {
+  // ONNX divides in f32: 0.25 / f32(0.1) -> 2.5 -> 2 (even), 0.35f / f32(0.1) -> 3.5 -> 4.
+  const auto rq = request("q8f", {2}, {0.25f, 0.35f}, std::vector<float>{f(0x3DCCCCCDu)}, std::nullopt, Profile::onnx);
+  auto r = oracle::check(rq, codes({2, 4}));
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST(r->identical);
+  // An exact division gives 2.4999.. -> 2 and 3.4999.. -> 3; ties away from zero give 3 and 4.
+  expect_diagnosis(rq, codes({2, 3}), 1, {"exact-quotient"});
+  expect_diagnosis(rq, codes({3, 4}), 1, {"ties-away"});
+}
+
 BOOST_AUTO_TEST_CASE(dequantized_candidate) {
   // q8s, scale 1: the values are the codes. A ties-away implementation gives 1, 3 for 0.5, 2.5.
   const auto rq = request("q8s", {2}, {0.5f, 2.5f}, std::vector<float>{1});

@@ -32,6 +32,8 @@ void add_verify(CLI::App& root, std::vector<Command>& out);
 void add_quantize(CLI::App& root, std::vector<Command>& out);
 void add_dequantize(CLI::App& root, std::vector<Command>& out);
 void add_check(CLI::App& root, std::vector<Command>& out);
+void add_vectors(CLI::App& root, std::vector<Command>& out);
+void add_conformance(CLI::App& root, std::vector<Command>& out);
 
 // Prints "error: <code>: <message>" to stderr and returns the exit status for it: internal
 // errors are 1, everything else 2.

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   add_quantize(app, commands);
   add_dequantize(app, commands);
   add_check(app, commands);
+  add_vectors(app, commands);
+  add_conformance(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

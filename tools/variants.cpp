@@ -30,6 +30,10 @@ using reference::Quotient;
 using reference::Rational;
 using reference::RoundMode;
 
+// calibrate() returns Rationals or (newer) unreduced Quotients; both become a Rational here.
+[[maybe_unused]] Rational to_exact(const Rational& r) { return r; }
+[[maybe_unused]] Rational to_exact(const Quotient& q) { return reference::to_rational(q); }
+
 Dyadic dyadic_of_f32(float x) {
   const reference::F32Parts p = reference::split_f32(x);
   return {Integer(p.mant), p.exp2};
@@ -74,7 +78,8 @@ Result<Scales> stored_scales(const Variant& v, const Scheme& s, const Layout& l,
     if (o.scales->global) out.global_bits = round_scale(reference::to_rational(*o.scales->global), ScaleDtype::f32, RoundMode::up);
     return out;
   }
-  const std::vector<Rational> alpha = reference::calibrate(l, x, block_of, o.calibration);
+  std::vector<Rational> alpha;
+  for (const auto& a : reference::calibrate(l, x, block_of, o.calibration)) alpha.push_back(to_exact(a));
   const Rational span(info(s.value).hi - info(s.value).lo);
   std::vector<Rational> ideal(alpha.size());
   for (std::size_t j = 0; j < alpha.size(); ++j) {
@@ -157,6 +162,7 @@ std::int32_t quantize_element(const Variant& v, Value value, float x, const Dyad
   std::int32_t code = 0;
   if (px.mant == 0 || e.is_zero()) {
     code = (vi.is_float && neg) ? static_cast<std::int32_t>(reference::sign_bit(format_of(value))) : 0;
+    if (v.zero_quotient_positive && px.mant == 0) code = 0;
   } else if (!vi.is_float) {
     const std::optional<Quotient> t = quotient(v, px, e);
     const std::int32_t full_lo = -(1 << (vi.bits - 1));
@@ -178,13 +184,14 @@ std::int32_t quantize_element(const Variant& v, Value value, float x, const Dyad
     const Format f = format_of(value);
     const std::uint32_t sign = neg ? reference::sign_bit(f) : 0;
     std::optional<Quotient> t = quotient(v, px, e);
+    if (t && t->num == 0 && v.zero_quotient_positive) return 0;
     if (t && v.integer_before_cast) t = Quotient{reference::round_quotient(*t, 0, RoundMode::half_even), Integer(1), 0};
     // Without saturation an e4m3 result past the rounding boundary of 448 (464, ties go to 448)
     // is NaN, an e5m2 result at or past 61440 (ties go up to 2^16) is inf; e2m1 has neither.
     bool overflow = !t;
     if (t && v.saturation == Saturation::none) {
       const Rational r = reference::to_rational(*t);
-      if (f == Format::e4m3) overflow = v.ties == RoundMode::half_away ? r >= 464 : r > 464;
+      if (f == Format::e4m3) overflow = v.float_ties == RoundMode::half_away ? r >= 464 : r > 464;
       if (f == Format::e5m2) overflow = r >= 61440;
     }
     if (overflow && v.saturation == Saturation::none && f == Format::e4m3) {
@@ -194,7 +201,7 @@ std::int32_t quantize_element(const Variant& v, Value value, float x, const Dyad
     } else if (!t) {
       code = static_cast<std::int32_t>(sign | format_info(f).max_code);
     } else {
-      code = static_cast<std::int32_t>(reference::round_to_format(f, neg, *t, v.ties, Overflow::saturate));
+      code = static_cast<std::int32_t>(reference::round_to_format(f, neg, *t, v.float_ties, Overflow::saturate));
     }
   }
   if (v.drop_zero_sign && vi.is_float && static_cast<std::uint32_t>(code) == reference::sign_bit(format_of(value))) {
@@ -205,10 +212,14 @@ std::int32_t quantize_element(const Variant& v, Value value, float x, const Dyad
 
 }  // namespace
 
-Variant base_variant(Profile p, Value /*value*/) {
+Variant base_variant(Profile p, Value value) {
   Variant v;
+  if (p == Profile::onnx) {
+    v.f32_quotient = true;
+    v.zero_quotient_positive = value == Value::e2m1;
+  }
   if (p == Profile::burn) {
-    v.ties = RoundMode::half_away;
+    v.ties = RoundMode::half_away;  // integer codes only: Burn's minifloat casts round to even
     v.f32_quotient = true;
     v.two_level_product_f32 = true;
     v.zero_scale_substitution = true;
@@ -226,7 +237,8 @@ std::vector<Deviation> deviations(Profile p, Value value) {
     if (!(v == b)) out.push_back({name, what, v});
   };
   if (b.ties == RoundMode::half_even) {
-    add("ties-away", "ties are rounded away from zero instead of to even", [](Variant& v) { v.ties = RoundMode::half_away; });
+    add("ties-away", "ties are rounded away from zero instead of to even",
+        [](Variant& v) { v.ties = RoundMode::half_away; v.float_ties = RoundMode::half_away; });
   } else {
     add("ties-even", "ties are rounded to even instead of away from zero", [](Variant& v) { v.ties = RoundMode::half_even; });
   }

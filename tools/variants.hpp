@@ -28,7 +28,8 @@ enum class Saturation : std::uint8_t {
 // The explicit option set. Every field has the reference's meaning at its base value
 // (base_variant); each deviation is one field changed.
 struct Variant {
-  reference::RoundMode ties = reference::RoundMode::half_even;  // final rounding of a code
+  reference::RoundMode ties = reference::RoundMode::half_even;  // final rounding of an integer code
+  reference::RoundMode float_ties = reference::RoundMode::half_even;  // final rounding onto a minifloat grid
   bool f32_quotient = false;         // x / e rounded to f32 before the final rounding
   bool reciprocal = false;           // x * f32(1 / e), rounded to f32, instead of x / e
   reference::RoundMode scale_rounding = reference::RoundMode::up;  // stored scale: up/half_even/down
@@ -39,13 +40,14 @@ struct Variant {
   bool two_level_product_f32 = false;  // effective scale f32(g * s_j) instead of exact g * s_j
   bool zero_scale_substitution = false;  // a zero effective scale divides/multiplies as f32(0.1)
   bool burn_calibration = false;     // Burn's f32 calibration steps (profile burn)
+  bool zero_quotient_positive = false;  // a zero f32 quotient gives the +0 code (onnx e2m1)
 
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 
 // The variant that is the profile itself (exact: every field at its default; burn: ties away,
 // f32 quotient, f32 two-level product, zero-scale substitution, Burn's calibration; onnx: f32
-// quotient, ties to even).
+// quotient, ties to even, and for e2m1 a zero quotient gives +0).
 Variant base_variant(Profile p, Value value);
 
 // One named single deviation from a profile's base.
