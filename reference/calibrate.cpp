@@ -22,10 +22,10 @@ std::vector<std::uint64_t> block_of_elements(const Layout& l) {
   return out;
 }
 
-std::vector<Rational> calibrate(const Layout& l, std::span<const float> x,
+std::vector<Quotient> calibrate(const Layout& l, std::span<const float> x,
                                 std::span<const std::uint64_t> block_of, Calibration c) {
   const std::size_t blocks = static_cast<std::size_t>(l.scales);
-  std::vector<Rational> alpha(blocks);
+  std::vector<Quotient> alpha(blocks);
   if (c == Calibration::minmax) {
     // For finite f32, |x| orders like its bit pattern with the sign bit cleared.
     std::vector<std::uint32_t> max_abs(blocks, 0);
@@ -34,7 +34,10 @@ std::vector<Rational> calibrate(const Layout& l, std::span<const float> x,
       std::uint32_t& m = max_abs[block_of[n]];
       if (a > m) m = a;
     }
-    for (std::size_t b = 0; b < blocks; ++b) alpha[b] = to_rational(f32_from_bits(max_abs[b]));
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const F32Parts p = split_f32(f32_from_bits(max_abs[b]));
+      alpha[b] = {Integer(p.mant), Integer(1), p.exp2};
+    }
     return alpha;
   }
   // Every f32 is an integer multiple of 2^-149, so the sums are exact integers in that unit.
@@ -48,7 +51,7 @@ std::vector<Rational> calibrate(const Layout& l, std::span<const float> x,
   }
   for (std::size_t b = 0; b < blocks; ++b) {
     if (count[b] == 0) continue;
-    alpha[b] = Rational(sum[b], Integer(count[b])) * pow2(-149);
+    alpha[b] = {sum[b], Integer(count[b]), -149};
   }
   return alpha;
 }

@@ -17,10 +17,10 @@ namespace qscheme::reference {
 // a dimension is a block of its own. A per-tensor layout maps everything to block 0.
 std::vector<std::uint64_t> block_of_elements(const Layout& l);
 
-// alpha per block, exactly: minmax = max |x|; absmean = (sum |x|) / (elements in the block),
+// alpha per block, exactly (as unreduced quotients: a gcd per block would dominate the cost): minmax = max |x|; absmean = (sum |x|) / (elements in the block),
 // counting a partial block's actual elements. A block with no elements (an empty per-tensor
 // tensor) has alpha 0. Precondition: every x is finite.
-std::vector<Rational> calibrate(const Layout& l, std::span<const float> x,
+std::vector<Quotient> calibrate(const Layout& l, std::span<const float> x,
                                 std::span<const std::uint64_t> block_of, Calibration c);
 
 }  // namespace qscheme::reference

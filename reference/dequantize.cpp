@@ -30,16 +30,18 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
   }
   const ScaleDtype d = q.scheme.scale_dtype();
   for (std::size_t j = 0; j < q.scale_bits.size(); ++j) {
-    Result<ExactValue> v = scale_value(d, q.scale_bits[j]);
-    if (!v) return R(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + ": " + v.status().message(), j);
+    if (is_valid_scale(d, q.scale_bits[j])) continue;
+    const Status why = scale_value(d, q.scale_bits[j]).status();
+    return R(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + ": " + why.message(), j);
   }
-  if (q.global_bits) {
-    Result<ExactValue> v = scale_value(ScaleDtype::f32, *q.global_bits);
-    if (!v) return R(ErrorCode::corrupt_bytes, "global scale: " + v.status().message(), q.scale_bits.size());
+  if (q.global_bits && !is_valid_scale(ScaleDtype::f32, *q.global_bits)) {
+    const Status why = scale_value(ScaleDtype::f32, *q.global_bits).status();
+    return R(ErrorCode::corrupt_bytes, "global scale: " + why.message(), q.scale_bits.size());
   }
   for (std::size_t n = 0; n < q.codes.size(); ++n) {
-    Result<ExactValue> v = code_value(q.scheme.value, q.codes[n]);
-    if (!v) return R(ErrorCode::corrupt_bytes, "element " + std::to_string(n) + ": " + v.status().message(), n);
+    if (is_valid_code(q.scheme.value, q.codes[n])) continue;
+    const Status why = code_value(q.scheme.value, q.codes[n]).status();
+    return R(ErrorCode::corrupt_bytes, "element " + std::to_string(n) + ": " + why.message(), n);
   }
 
   Result<std::vector<Dyadic>> effective = effective_scales(q.scheme, q.profile, {q.scale_bits, q.global_bits});

@@ -46,7 +46,7 @@ Rational decode(Format f, std::uint32_t code);
 // What rounding does with a result beyond the format's largest finite value.
 enum class Overflow {
   saturate,  // +-max finite (the narrow formats never produce inf or NaN)
-  infinity,  // +-inf, only for formats with an infinity (IEEE overflow)
+  infinity,  // +-inf (IEEE overflow) for formats with an infinity; the others saturate
 };
 
 // Rounds (negative ? -q : q) onto the grid of `f` in direction `mode`, subnormals included.

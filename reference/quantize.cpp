@@ -45,7 +45,7 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
 
   const std::vector<std::uint64_t> block_of = block_of_elements(l);
   if (!options.scales) {
-    const std::vector<Rational> alpha = calibrate(l, x, block_of, options.calibration);
+    const std::vector<Quotient> alpha = calibrate(l, x, block_of, options.calibration);
     if (options.profile == Profile::exact) {
       stored = exact_scales(scheme, alpha);
     } else {

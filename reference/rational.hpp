@@ -33,6 +33,11 @@ inline Dyadic operator*(const Dyadic& a, const Dyadic& b) { return {a.mant * b.m
 inline Quotient to_quotient(const Dyadic& d) { return {d.mant, Integer(1), d.exp2}; }
 Rational to_rational(const Dyadic& d);
 
+// -1, 0 or 1 as a < b, a == b, a > b.
+int compare(const Quotient& a, const Quotient& b);
+// q / d, exactly (precondition d > 0).
+inline Quotient operator/(const Quotient& q, const Dyadic& d) { return {q.num, q.den * d.mant, q.exp2 - d.exp2}; }
+
 // |v| as a Quotient.
 Quotient magnitude_of(const Rational& v);
 // The Quotient's value as a reduced Rational (for the few per-block steps that need one).
@@ -44,6 +49,9 @@ enum class RoundMode { half_even, half_away, up, down };
 
 // round(q / 2^quantum_exp) with `mode`, as an integer.
 Integer round_quotient(const Quotient& q, int quantum_exp, RoundMode mode);
+// The same, always in arbitrary precision (round_quotient takes a 128-bit shortcut when the
+// operands allow; this is the path it must agree with).
+Integer round_quotient_wide(const Quotient& q, int quantum_exp, RoundMode mode);
 // floor(log2(q)); precondition q > 0.
 int floor_log2(const Quotient& q);
 

@@ -17,12 +17,14 @@ namespace qscheme::reference {
 // Quantizes row-major f32 `x` of `shape` under `scheme`. Errors: every validate() error,
 // size-mismatch (x.size() != element count), non-finite-input (index = first bad element),
 // invalid-scale / zero-scale-nonzero-input / size-mismatch for given scales, unsupported-profile
-// (a profile that does not define the request, e.g. burn with absmean over two levels).
+// (a profile that does not define the request: burn with absmean over two levels, or where
+// Burn's f32 arithmetic overflows). The order of the checks is in docs/SEMANTICS.md section 1.
 Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
                                  const QuantizeOptions& options = {});
 
 // Dequantizes under q.profile. Errors: validate() errors, size-mismatch, corrupt-bytes for a code
-// or scale bit pattern the scheme cannot hold.
+// or scale bit pattern the scheme cannot hold, unsupported-profile when burn's f32(g * s_j)
+// overflows. A product past f32 max gives +-inf (IEEE), by design (docs/SEMANTICS.md section 6).
 Result<std::vector<float>> dequantize(const QuantizedTensor& q);
 
 // Serialized bytes in Burn's layout: [values][block or tensor scales][f32 global].

@@ -25,14 +25,15 @@ struct StoredScales {
 // not below v); ue8m0: the smallest power of two not below v, at least 2^-127. Rounding up, not
 // to nearest, keeps the largest |x| of a block inside the value range. Returns the bit pattern.
 std::uint32_t round_up_to_dtype(const Rational& v, ScaleDtype d);
+std::uint32_t round_up_to_dtype(const Quotient& v, ScaleDtype d);
 
 // Profile exact: s* = 2 alpha / (b - a) exactly; one level stores round_up(s*); two levels
 // store g = max(round_up_f32(max s* / max(d)), 2^-126) and s_j = round_up(s*_j / g).
-StoredScales exact_scales(const Scheme& s, std::span<const Rational> alpha);
+StoredScales exact_scales(const Scheme& s, std::span<const Quotient> alpha);
 
 // Profile burn: Burn's f32 steps (docs/SEMANTICS.md). unsupported-profile when 2 alpha
 // overflows f32 (index = block).
-Result<StoredScales> burn_scales(const Scheme& s, std::span<const Rational> alpha);
+Result<StoredScales> burn_scales(const Scheme& s, std::span<const Quotient> alpha);
 
 // Caller-supplied scales, checked (size-mismatch, invalid-scale) and rounded up to their dtype.
 Result<StoredScales> given_scales(const Scheme& s, const Layout& l, const GivenScales& given);

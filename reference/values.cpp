@@ -31,9 +31,20 @@ Format format_of(Value v) {
   }
 }
 
+bool is_valid_scale(ScaleDtype d, std::uint32_t bits) {
+  const Format f = format_of(d);
+  return is_finite_code(f, bits) && !code_is_negative(f, bits);
+}
+
+bool is_valid_code(Value v, std::int32_t code) {
+  const ValueInfo& vi = info(v);
+  if (!vi.is_float) return code >= vi.lo && code <= vi.hi;
+  return code >= 0 && is_finite_code(format_of(v), static_cast<std::uint32_t>(code));
+}
+
 Result<ExactValue> scale_value(ScaleDtype d, std::uint32_t bits) {
   const Format f = format_of(d);
-  if (!is_finite_code(f, bits) || code_is_negative(f, bits)) {
+  if (!is_valid_scale(d, bits)) {
     return Result<ExactValue>(ErrorCode::corrupt_bytes,
                               "scale pattern " + hex(bits) + " is not a finite, non-negative " +
                                   std::string(to_string(d)) + " value");

@@ -25,6 +25,10 @@ Result<ExactValue> scale_value(ScaleDtype d, std::uint32_t bits);
 // [lo, hi] (e.g. q8s -128), an e4m3 NaN (0x7F/0xFF), an e5m2 inf/NaN, an e2m1 code above 15.
 Result<ExactValue> code_value(Value v, std::int32_t code);
 
+// The checks alone, without computing the value: does scale_value / code_value accept it?
+bool is_valid_scale(ScaleDtype d, std::uint32_t bits);
+bool is_valid_code(Value v, std::int32_t code);
+
 // The binary format of a scale dtype, and of a float value kind (precondition info(v).is_float).
 Format format_of(ScaleDtype d);
 Format format_of(Value v);

@@ -312,3 +312,52 @@ BOOST_AUTO_TEST_CASE(scale_and_code_values_reject_what_no_scheme_produces) {
   BOOST_TEST(code_value(Value::e2m1, 8)->negative);
   BOOST_TEST(std::signbit(code_value(Value::e2m1, 8)->f32));
 }
+
+// round_quotient takes a 128-bit shortcut when the operands allow; it must agree with the
+// arbitrary-precision path on every input, including shifts at and past the 128-bit edge, and
+// floor_log2 must bracket the value.
+BOOST_AUTO_TEST_CASE(narrow_and_wide_quotient_rounding_agree) {
+  std::mt19937_64 rng(99);
+  std::uniform_int_distribution<std::uint64_t> any;
+  int checked = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const int num_bits = static_cast<int>(any(rng) % 65);
+    const int den_bits = 1 + static_cast<int>(any(rng) % 64);
+    Quotient q;
+    q.num = num_bits == 0 ? 0 : (any(rng) >> (64 - num_bits));
+    q.den = (any(rng) >> (64 - den_bits)) | (std::uint64_t{1} << (den_bits - 1));
+    if (i % 5 == 0) q.den = 1;
+    if (i % 7 == 0) q.num *= 3;  // ties and exact quotients
+    q.exp2 = static_cast<int>(any(rng) % 301) - 150;
+    const int quantum = static_cast<int>(any(rng) % 301) - 150;
+    for (RoundMode m : {RoundMode::half_even, RoundMode::half_away, RoundMode::up, RoundMode::down}) {
+      BOOST_TEST_REQUIRE(round_quotient(q, quantum, m) == round_quotient_wide(q, quantum, m),
+                         "num " << q.num << " den " << q.den << " exp " << q.exp2 << " quantum " << quantum);
+    }
+    if (q.num != 0) {
+      const int e = floor_log2(q);
+      const Rational v = to_rational(q);
+      BOOST_TEST_REQUIRE((pow2(e) <= v && v < pow2(e + 1)));
+    }
+    ++checked;
+  }
+  BOOST_TEST(checked == 100000);
+}
+
+BOOST_AUTO_TEST_CASE(named_integer_roundings) {
+  // Ties: even vs away from zero; non-ties agree.
+  BOOST_TEST(round_half_even_to_int(Rational(5, 2)) == 2);
+  BOOST_TEST(round_half_away_to_int(Rational(5, 2)) == 3);
+  BOOST_TEST(round_half_even_to_int(Rational(-5, 2)) == -2);
+  BOOST_TEST(round_half_away_to_int(Rational(-5, 2)) == -3);
+  BOOST_TEST(round_half_even_to_int(Rational(7, 2)) == 4);
+  BOOST_TEST(round_half_away_to_int(Rational(-7, 2)) == -4);
+  BOOST_TEST(round_half_even_to_int(Rational(-1, 2)) == 0);
+  BOOST_TEST(round_half_even_to_int(Rational(7, 3)) == 2);
+  BOOST_TEST(round_half_away_to_int(Rational(-8, 3)) == -3);
+  BOOST_TEST(round_half_even_to_int(Rational(-255, 2)) == -128);
+  // compare on unreduced quotients with different exponents.
+  BOOST_TEST(compare(Quotient{Integer(3), Integer(4), 1}, Quotient{Integer(3), Integer(2), 0}) == 0);
+  BOOST_TEST(compare(Quotient{Integer(1), Integer(3), 0}, Quotient{Integer(1), Integer(1), -2}) > 0);
+  BOOST_TEST(compare(Quotient{Integer(0), Integer(3), 40}, Quotient{Integer(1), Integer(1), -300}) < 0);
+}

@@ -1,0 +1,557 @@
+// Behaviour of reference::quantize / dequantize that the golden vectors do not pin down: tie
+// rules per profile, error bounds, idempotence, signed zeros, zero blocks, partial and N-D
+// blocks, ue8m0, caller-supplied scales, errors, and each documented burn-vs-exact difference.
+// Expected values are worked out by hand or by the test's own exact arithmetic (doubles and
+// Boost rationals built here), never taken from the engine.
+#include <boost/test/unit_test.hpp>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "print_support.hpp"
+#include "reference/reference.hpp"
+#include "scheme/text.hpp"
+
+using namespace qscheme;
+namespace mp = boost::multiprecision;
+using Q = mp::cpp_rational;
+
+namespace {
+
+Scheme scheme(const char* text) {
+  auto s = parse_scheme(text);
+  BOOST_TEST_REQUIRE(s.ok(), text << ": " << s.status().to_string());
+  return *s;
+}
+
+std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+// The exact value of a float (test-side, via frexp).
+Q exact(double d) {
+  if (d == 0) return Q(0);
+  int e = 0;
+  const double m = std::frexp(std::fabs(d), &e);
+  const auto mant = static_cast<std::int64_t>(std::ldexp(m, 53));
+  Q r{mp::cpp_int(mant)};
+  if (e - 53 >= 0) r *= Q(mp::cpp_int(1) << (e - 53));
+  else r /= Q(mp::cpp_int(1) << (53 - e));
+  return d < 0 ? Q(-r) : r;
+}
+
+// The smallest float not below v > 0 (test-side search from a nearby float).
+float ceil_f32(const Q& v) {
+  float f = static_cast<float>(v.convert_to<double>());
+  while (exact(f) < v) f = std::nextafter(f, INFINITY);
+  while (f > 0 && exact(std::nextafter(f, 0.0f)) >= v) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+QuantizeOptions opts(Profile p = Profile::exact, Calibration c = Calibration::minmax) {
+  QuantizeOptions o;
+  o.profile = p;
+  o.calibration = c;
+  return o;
+}
+
+QuantizeOptions given(std::vector<float> block, std::optional<float> global = std::nullopt,
+                      Profile p = Profile::exact) {
+  QuantizeOptions o = opts(p);
+  o.scales = GivenScales{std::move(block), global};
+  return o;
+}
+
+QuantizedTensor quantize_ok(const Scheme& s, std::vector<std::uint64_t> shape, const std::vector<float>& x,
+                            const QuantizeOptions& o = {}) {
+  auto q = reference::quantize(s, shape, x, o);
+  BOOST_TEST_REQUIRE(q.ok(), q.status().to_string());
+  return *q;
+}
+
+std::vector<float> dequantize_ok(const QuantizedTensor& q) {
+  auto d = reference::dequantize(q);
+  BOOST_TEST_REQUIRE(d.ok(), d.status().to_string());
+  return *d;
+}
+
+float scale_f32(const QuantizedTensor& q, std::size_t j) {
+  auto v = reference::scale_value(q.scheme.scale_dtype(), q.scale_bits.at(j));
+  BOOST_TEST_REQUIRE(v.ok());
+  return v->f32;
+}
+
+constexpr Value kIntegerKinds[] = {Value::q8f, Value::q8s, Value::q4f, Value::q4s, Value::q2f, Value::q2s};
+constexpr Profile kProfiles[] = {Profile::exact, Profile::burn};
+
+std::string text_of(Value v, const char* rest) { return std::string(to_string(v)) + rest; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ties)
+
+// Every exact tie k + 1/2 of every integer kind, at scales 1 and 1/2: exact goes to the even
+// neighbour, burn away from zero; both clamp to [lo, hi].
+BOOST_AUTO_TEST_CASE(every_integer_tie_goes_to_even_in_exact_and_away_in_burn) {
+  int checked = 0;
+  for (Value v : kIntegerKinds) {
+    const int lo = info(v).lo;
+    const int hi = info(v).hi;
+    for (float scale : {1.0f, 0.5f}) {
+      std::vector<float> x;
+      std::vector<std::int32_t> even, away;
+      for (int k = lo - 1; k <= hi; ++k) {
+        x.push_back(static_cast<float>((k + 0.5) * scale));
+        const int ev = (k % 2 == 0) ? k : k + 1;
+        const int aw = k >= 0 ? k + 1 : k;
+        even.push_back(std::clamp(ev, lo, hi));
+        away.push_back(std::clamp(aw, lo, hi));
+      }
+      const Scheme s = scheme(std::string(to_string(v)).c_str());
+      const auto qe = quantize_ok(s, {x.size()}, x, given({scale}));
+      const auto qb = quantize_ok(s, {x.size()}, x, given({scale}, std::nullopt, Profile::burn));
+      BOOST_TEST(qe.codes == even, boost::test_tools::per_element());
+      BOOST_TEST(qb.codes == away, boost::test_tools::per_element());
+      checked += static_cast<int>(x.size());
+    }
+  }
+  BOOST_TEST_MESSAGE(checked << " ties checked per profile");
+  // (hi - lo + 2) ties per kind and scale: q8f 257, q8s 256, q4f 17, q4s 16, q2f 5, q2s 4.
+  BOOST_TEST(checked == 2 * (257 + 256 + 17 + 16 + 5 + 4));
+}
+
+// Calibrated: absmax 127 gives scale 1, so x = 0.5, 1.5, 2.5 are exact ties.
+BOOST_AUTO_TEST_CASE(calibrated_ties_differ_between_profiles) {
+  const std::vector<float> x{127, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f};
+  const auto qe = quantize_ok(scheme("q8s"), {6}, x, opts(Profile::exact));
+  const auto qb = quantize_ok(scheme("q8s"), {6}, x, opts(Profile::burn));
+  BOOST_TEST(scale_f32(qe, 0) == 1.0f);
+  BOOST_TEST(scale_f32(qb, 0) == 1.0f);
+  BOOST_TEST(qe.codes == (std::vector<std::int32_t>{127, 0, 2, 2, 0, -2}), boost::test_tools::per_element());
+  BOOST_TEST(qb.codes == (std::vector<std::int32_t>{127, 1, 2, 3, -1, -3}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(properties)
+
+const char* const kSchemeTails[] = {"", ":block[16]=f16", ":block[4]=bf16", ":block[4,4]=ue8m0",
+                                    ":block[8]=ue4m3:tensor=f32", ":block[2,8]=f16:tensor=f32",
+                                    ":tensor=ue4m3"};
+
+std::vector<float> random_tensor(std::mt19937& rng, std::size_t n) {
+  std::uniform_real_distribution<float> mag(-4.0f, 4.0f);
+  std::uniform_int_distribution<int> scale_exp(-6, 6);
+  std::vector<float> x(n);
+  for (float& v : x) v = std::ldexp(mag(rng), scale_exp(rng));
+  return x;
+}
+
+// The effective scale of element (r, c) of an [8, 16] tensor, from the stored patterns.
+Q effective(const QuantizedTensor& q, std::size_t r, std::size_t c) {
+  std::size_t j = 0;
+  if (q.scheme.block) {
+    const auto ext = q.scheme.block->size.extents();
+    const std::size_t br = ext.size() == 2 ? ext[0] : 1;
+    const std::size_t bc = ext.back();
+    j = (r / br) * ((16 + bc - 1) / bc) + c / bc;
+  }
+  Q e = reference::scale_value(q.scheme.scale_dtype(), q.scale_bits.at(j))->exact;
+  if (q.global_bits) e *= exact(std::bit_cast<float>(*q.global_bits));
+  return e;
+}
+
+// Integer kinds, exact profile: wherever x/e lies in [lo, hi], |x - code * e| <= e / 2, and the
+// dequantized f32 is within f32 rounding of code * e.
+BOOST_AUTO_TEST_CASE(integer_error_is_at_most_half_a_scale_inside_the_range) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (Value v : kIntegerKinds) {
+    for (const char* tail : kSchemeTails) {
+      const Scheme s = scheme(text_of(v, tail).c_str());
+      for (int trial = 0; trial < 3; ++trial) {
+        const std::vector<float> x = random_tensor(rng, 128);
+        const auto q = quantize_ok(s, {8, 16}, x);
+        const auto d = dequantize_ok(q);
+        for (std::size_t n = 0; n < x.size(); ++n) {
+          const Q e = effective(q, n / 16, n % 16);
+          BOOST_TEST_REQUIRE(e > 0);
+          const Q t = exact(x[n]) / e;
+          const Q approx = Q(q.codes[n]) * e;
+          if (t >= info(v).lo && t <= info(v).hi) {
+            BOOST_TEST_REQUIRE(mp::abs(exact(x[n]) - approx) <= e / 2, text_of(v, tail) << " element " << n);
+            ++checked;
+          }
+          BOOST_TEST_REQUIRE(mp::abs(exact(d[n]) - approx) <= mp::abs(approx) / (1 << 24));
+        }
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE(checked << " in-range elements checked");
+  BOOST_TEST(checked > 10000);
+}
+
+// Exact profile, every kind: quantizing the dequantized tensor against the stored scales (as
+// caller-supplied scales) gives the same codes and scales back.
+BOOST_AUTO_TEST_CASE(requantizing_the_dequantized_tensor_is_idempotent) {
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (Value v : kAllValues) {
+    for (const char* tail : kSchemeTails) {
+      const Scheme s = scheme(text_of(v, tail).c_str());
+      for (int trial = 0; trial < 3; ++trial) {
+        const std::vector<float> x = random_tensor(rng, 128);
+        const auto q = quantize_ok(s, {8, 16}, x);
+        const auto d = dequantize_ok(q);
+        std::vector<float> scales;
+        for (std::size_t j = 0; j < q.scale_bits.size(); ++j) scales.push_back(scale_f32(q, j));
+        std::optional<float> g;
+        if (q.global_bits) g = std::bit_cast<float>(*q.global_bits);
+        const auto again = quantize_ok(s, {8, 16}, d, given(scales, g));
+        BOOST_TEST_REQUIRE(again.codes == q.codes, text_of(v, tail));
+        BOOST_TEST_REQUIRE(again.scale_bits == q.scale_bits);
+        BOOST_TEST_REQUIRE((again.global_bits == q.global_bits));
+        ++checked;
+      }
+    }
+  }
+  BOOST_TEST(checked == 9 * 7 * 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(zeros)
+
+BOOST_AUTO_TEST_CASE(the_sign_of_zero_is_kept) {
+  const std::vector<float> x{-0.0f, 0.0f, -1e-30f, 1e-30f};
+  for (Profile p : kProfiles) {
+    const auto e4 = quantize_ok(scheme("e4m3"), {4}, x, given({1.0f}, std::nullopt, p));
+    BOOST_TEST(e4.codes == (std::vector<std::int32_t>{0x80, 0, 0x80, 0}), boost::test_tools::per_element());
+    const auto d = dequantize_ok(e4);
+    BOOST_TEST(bits(d[0]) == 0x80000000u);
+    BOOST_TEST(bits(d[1]) == 0u);
+    BOOST_TEST(bits(d[2]) == 0x80000000u);
+    const auto e2 = quantize_ok(scheme("e2m1:packed-u32(0)"), {4}, x, given({1.0f}, std::nullopt, p));
+    BOOST_TEST(e2.codes == (std::vector<std::int32_t>{8, 0, 8, 0}), boost::test_tools::per_element());
+    const auto e5 = quantize_ok(scheme("e5m2"), {4}, x, given({1.0f}, std::nullopt, p));
+    BOOST_TEST(e5.codes == (std::vector<std::int32_t>{0x80, 0, 0x80, 0}), boost::test_tools::per_element());
+    const auto i8 = quantize_ok(scheme("q8s"), {4}, x, given({1.0f}, std::nullopt, p));
+    BOOST_TEST(i8.codes == (std::vector<std::int32_t>{0, 0, 0, 0}), boost::test_tools::per_element());
+    for (float y : dequantize_ok(i8)) BOOST_TEST(bits(y) == 0u);  // integer 0 has no sign
+  }
+}
+
+// An all-zero block stores scale 0 (ue8m0: its smallest value 2^-127, pattern 0x00), its codes
+// are zeros of x's sign, and it dequantizes to zeros, next to a normal block.
+BOOST_AUTO_TEST_CASE(all_zero_blocks) {
+  const std::vector<float> x{0, -0.0f, 0, 0, 1, 2, 3, 4};
+  for (Profile p : kProfiles) {
+    for (const char* text : {"q8s:block[4]=f32", "q8s:block[4]=f16", "q8s:block[4]=bf16", "q8s:block[4]=ue4m3",
+                             "q8s:block[4]=ue8m0", "e4m3:block[4]=f16", "q4f:block[4]=bf16"}) {
+      const auto q = quantize_ok(scheme(text), {8}, x, opts(p));
+      BOOST_TEST(q.scale_bits.at(0) == 0u, text);
+      BOOST_TEST(q.scale_bits.at(1) != 0u, text);
+      const bool fl = info(q.scheme.value).is_float;
+      BOOST_TEST(q.codes[0] == 0);
+      BOOST_TEST(q.codes[1] == (fl ? 0x80 : 0));
+      BOOST_TEST(q.codes[2] == 0);
+      const auto d = dequantize_ok(q);
+      BOOST_TEST(bits(d[0]) == 0u);
+      BOOST_TEST(bits(d[1]) == (fl ? 0x80000000u : 0u));
+      BOOST_TEST(d[7] > 3.5f);
+    }
+  }
+}
+
+// Two levels, all zero: the global is f32 MIN_POSITIVE (2^-126), every block scale 0.
+BOOST_AUTO_TEST_CASE(two_level_all_zero) {
+  for (Profile p : kProfiles) {
+    for (const char* text : {"q8s:block[4]=ue4m3:tensor=f32", "e2m1:packed-u32(0):block[4]=f16:tensor=f32"}) {
+      const auto q = quantize_ok(scheme(text), {8}, std::vector<float>(8, 0.0f), opts(p));
+      BOOST_TEST_REQUIRE(q.global_bits.has_value());
+      BOOST_TEST(*q.global_bits == 0x00800000u);
+      BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0, 0}), boost::test_tools::per_element());
+      BOOST_TEST(q.codes == std::vector<std::int32_t>(8, 0), boost::test_tools::per_element());
+      for (float y : dequantize_ok(q)) BOOST_TEST(bits(y) == 0u);
+    }
+  }
+}
+
+// Burn's block_tensor_symmetric_int8: after normalisation the largest block scale is the block
+// dtype's maximum (448 for ue4m3; 65504 for f16), in both profiles, and block * global stays
+// within a rounding step of each block's ideal scale.
+BOOST_AUTO_TEST_CASE(two_level_largest_block_scale_is_the_dtype_maximum) {
+  const std::vector<float> x{-1.8f, -1.0f, 0.0f, 0.5f, -0.5f, 1.8f, 0.2f, 0.3f,
+                             0.01f, 0.02f, 0.03f, 0.04f, -0.01f, -0.02f, -0.03f, -0.04f};
+  for (Profile p : kProfiles) {
+    const auto u = quantize_ok(scheme("q8s:block[4]=ue4m3:tensor=f32"), {16}, x, opts(p));
+    BOOST_TEST(u.scale_bits[0] == 0x7Eu);
+    BOOST_TEST(u.scale_bits[1] == 0x7Eu);
+    const auto h = quantize_ok(scheme("q8s:block[4]=f16:tensor=f32"), {16}, x, opts(p));
+    BOOST_TEST(h.scale_bits[0] == 0x7BFFu);
+    // Block 2: alpha 0.04, ideal 0.04 / 127; the f16 grid is fine enough for 1e-3 relative error.
+    const double eff = reference::scale_value(ScaleDtype::f16, h.scale_bits[2])->f32 *
+                       static_cast<double>(std::bit_cast<float>(*h.global_bits));
+    BOOST_TEST(std::fabs(eff / (0.04 / 127) - 1) < 1e-3);
+    BOOST_TEST(h.codes[11] == 127);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(blocks)
+
+// A [3, 5] tensor in [2, 2] blocks: a 2 x 3 grid whose last row and column are partial; each
+// block's scale comes from its own elements only.
+BOOST_AUTO_TEST_CASE(partial_nd_blocks_take_their_own_scale) {
+  std::vector<float> x(15);
+  for (std::size_t n = 0; n < 15; ++n) x[n] = static_cast<float>(n + 1) * (n % 2 ? -1.0f : 1.0f);
+  const auto q = quantize_ok(scheme("q8s:block[2,2]=f32"), {3, 5}, x);
+  BOOST_TEST_REQUIRE(q.scale_bits.size() == 6u);
+  for (std::size_t br = 0; br < 2; ++br) {
+    for (std::size_t bc = 0; bc < 3; ++bc) {
+      double alpha = 0;
+      for (std::size_t r = 2 * br; r < std::min<std::size_t>(3, 2 * br + 2); ++r)
+        for (std::size_t c = 2 * bc; c < std::min<std::size_t>(5, 2 * bc + 2); ++c)
+          alpha = std::max(alpha, std::fabs(static_cast<double>(x[r * 5 + c])));
+      // q8s: s* = 2 alpha / 254, stored as the smallest f32 not below it.
+      BOOST_TEST(scale_f32(q, br * 3 + bc) == ceil_f32(exact(alpha) / 127), "block " << br << "," << bc);
+    }
+  }
+  // Element (2, 4) = 15 is alone in the last block: it maps to 127.
+  BOOST_TEST(q.codes[14] == 127);
+}
+
+// absmean over a partial block divides by the block's actual element count.
+BOOST_AUTO_TEST_CASE(absmean_partial_block_uses_its_own_count) {
+  const std::vector<float> x{0.5f, -0.25f, 0.3f};
+  const auto q = quantize_ok(scheme("q2s:block[2]=f32"), {3}, x, opts(Profile::exact, Calibration::absmean));
+  // q2s: s* = 2 alpha / 2 = alpha.
+  BOOST_TEST(scale_f32(q, 0) == ceil_f32((exact(0.5f) + exact(0.25f)) / 2));
+  BOOST_TEST(scale_f32(q, 1) == ceil_f32(exact(0.3f)));
+  // Burn's published absmean example: [-0.9, -0.3, 0, 0.6] has alpha 0.45.
+  const std::vector<float> y{-0.9f, -0.3f, 0.0f, 0.6f};
+  const auto e = quantize_ok(scheme("q2s"), {4}, y, opts(Profile::exact, Calibration::absmean));
+  BOOST_TEST(scale_f32(e, 0) == ceil_f32((exact(0.9f) + exact(0.3f) + exact(0.6f)) / 4));
+  BOOST_TEST(e.codes == (std::vector<std::int32_t>{-1, -1, 0, 1}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(empty_and_rank_zero_tensors) {
+  const auto empty = quantize_ok(scheme("q8s"), {0}, {});
+  BOOST_TEST(empty.codes.empty());
+  BOOST_TEST(empty.scale_bits == (std::vector<std::uint32_t>{0}), boost::test_tools::per_element());
+  BOOST_TEST(dequantize_ok(empty).empty());
+  const auto empty_blocks = quantize_ok(scheme("q8s:block[2]=f16"), {0, 4}, {});
+  BOOST_TEST(empty_blocks.scale_bits.empty());
+  const auto scalar = quantize_ok(scheme("q8s"), {}, {2.0f});
+  BOOST_TEST(scalar.codes == (std::vector<std::int32_t>{127}), boost::test_tools::per_element());
+  // The scale is rounded up, so 127 * s is a little above 2 (127 * s is exact in a double).
+  BOOST_TEST(dequantize_ok(scalar).at(0) == static_cast<float>(127.0 * ceil_f32(Q(2, 127))));
+  BOOST_TEST(dequantize_ok(scalar).at(0) > 2.0f);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(ue8m0)
+
+BOOST_AUTO_TEST_CASE(ue8m0_scales_are_powers_of_two_rounded_up) {
+  for (Profile p : kProfiles) {
+    // s* = 2 / 254 = 1/127 lies in (2^-7, 2^-6]: stored 2^-6, pattern 127 - 6 = 121.
+    const auto q = quantize_ok(scheme("q8s:block[4]=ue8m0"), {4}, {1.0f, 0.5f, -0.25f, 0.125f}, opts(p));
+    BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{121}), boost::test_tools::per_element());
+    BOOST_TEST(q.codes == (std::vector<std::int32_t>{64, 32, -16, 8}), boost::test_tools::per_element());
+    const auto d = dequantize_ok(q);
+    BOOST_TEST(d == (std::vector<float>{1.0f, 0.5f, -0.25f, 0.125f}), boost::test_tools::per_element());
+    // Given scales: 1.5 -> 2 (128), 0 -> 2^-127 (0), 3e38 -> saturates at 2^127 (254), 2^-130 -> 2^-127.
+    const auto g = quantize_ok(scheme("q8s:block[1]=ue8m0"), {4}, {0.0f, 0.0f, 0.0f, 0.0f},
+                               given({1.5f, 0.0f, 3e38f, std::ldexp(1.0f, -130)}, std::nullopt, p));
+    BOOST_TEST(g.scale_bits == (std::vector<std::uint32_t>{128, 0, 254, 0}), boost::test_tools::per_element());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(errors)
+
+BOOST_AUTO_TEST_CASE(caller_supplied_scale_errors) {
+  const Scheme one = scheme("q8s:block[2]=f16");
+  const Scheme two = scheme("q8s:block[2]=ue4m3:tensor=f32");
+  const std::vector<float> x{1, 2, 3, 4};
+  for (Profile p : kProfiles) {
+    const auto code = [&](const Scheme& s, const QuantizeOptions& o) {
+      return reference::quantize(s, std::vector<std::uint64_t>{4}, x, o).status();
+    };
+    BOOST_TEST(code(one, given({1}, std::nullopt, p)).code() == ErrorCode::size_mismatch);
+    BOOST_TEST(code(one, given({1, 1, 1}, std::nullopt, p)).code() == ErrorCode::size_mismatch);
+    BOOST_TEST(code(one, given({1, 1}, 1.0f, p)).code() == ErrorCode::size_mismatch);
+    BOOST_TEST(code(two, given({1, 1}, std::nullopt, p)).code() == ErrorCode::size_mismatch);
+    const Status nan = code(one, given({1, std::nanf("")}, std::nullopt, p));
+    BOOST_TEST(nan.code() == ErrorCode::invalid_scale);
+    BOOST_TEST(nan.index() == 1u);
+    BOOST_TEST(code(one, given({-1, 1}, std::nullopt, p)).index() == 0u);
+    BOOST_TEST(code(one, given({-1, 1}, std::nullopt, p)).code() == ErrorCode::invalid_scale);
+    BOOST_TEST(code(one, given({INFINITY, 1}, std::nullopt, p)).code() == ErrorCode::invalid_scale);
+    const Status global = code(two, given({1, 1}, -2.0f, p));
+    BOOST_TEST(global.code() == ErrorCode::invalid_scale);
+    BOOST_TEST(global.message().find("global") != std::string::npos);
+    // -0 is >= 0: accepted, stored as +0.
+    const auto neg_zero = reference::quantize(one, std::vector<std::uint64_t>{4}, std::vector<float>{0, 0, 1, 2},
+                                              given({-0.0f, 1}, std::nullopt, p));
+    BOOST_TEST_REQUIRE(neg_zero.ok());
+    BOOST_TEST(neg_zero->scale_bits[0] == 0u);
+  }
+  // Exact: a zero effective scale over a non-zero value has no quotient; index = the block.
+  const Status zero = reference::quantize(one, std::vector<std::uint64_t>{4}, x, given({1, 0})).status();
+  BOOST_TEST(zero.code() == ErrorCode::zero_scale_nonzero_input);
+  BOOST_TEST(zero.index() == 1u);
+  const Status zero_global = reference::quantize(two, std::vector<std::uint64_t>{4}, x, given({1, 1}, 0.0f)).status();
+  BOOST_TEST(zero_global.code() == ErrorCode::zero_scale_nonzero_input);
+  BOOST_TEST(zero_global.index() == 0u);
+  // ... but is fine over an all-zero block.
+  const auto fine = quantize_ok(one, {4}, {0, -0.0f, 3, 4}, given({0, 1}));
+  BOOST_TEST(fine.codes[0] == 0);
+}
+
+BOOST_AUTO_TEST_CASE(given_scales_are_rounded_up_to_their_dtype) {
+  // f16: 0.1 is not an f16; the next f16 above is 0x2E67 (0.1000366); ue4m3: 500 saturates to
+  // 448 (0x7E); 7.7e-4 rounds up to the smallest subnormal 2^-9 (0x01); bf16: 0.3 -> 0x3E9A.
+  const auto f16 = quantize_ok(scheme("q8s:block[1]=f16"), {1}, {0}, given({0.1f}));
+  BOOST_TEST(f16.scale_bits[0] == 0x2E67u);
+  const auto ue4m3 = quantize_ok(scheme("q8s:block[1]=ue4m3"), {2}, {0, 0}, given({500.0f, 7.7e-4f}));
+  BOOST_TEST(ue4m3.scale_bits == (std::vector<std::uint32_t>{0x7E, 0x01}), boost::test_tools::per_element());
+  const auto bf16 = quantize_ok(scheme("q8s:tensor=bf16"), {1}, {0}, given({0.3f}));
+  BOOST_TEST(bf16.scale_bits[0] == 0x3E9Au);
+  // f16 saturates at 65504 (0x7BFF).
+  const auto sat = quantize_ok(scheme("q8s:tensor=f16"), {1}, {0}, given({1e6f}));
+  BOOST_TEST(sat.scale_bits[0] == 0x7BFFu);
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_input_reports_the_first_bad_element) {
+  for (Profile p : kProfiles) {
+    const auto r = reference::quantize(scheme("q8s"), std::vector<std::uint64_t>{4},
+                                       std::vector<float>{1, 2, std::nanf(""), INFINITY}, opts(p));
+    BOOST_TEST(r.status().code() == ErrorCode::non_finite_input);
+    BOOST_TEST(r.status().index() == 2u);
+    const auto r2 = reference::quantize(scheme("e4m3:block[2]=f16"), std::vector<std::uint64_t>{4},
+                                        std::vector<float>{1, -INFINITY, std::nanf(""), 0}, opts(p));
+    BOOST_TEST(r2.status().index() == 1u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(shape_and_validation_errors_come_first) {
+  BOOST_TEST(reference::quantize(scheme("q8s"), std::vector<std::uint64_t>{4}, std::vector<float>{1, 2, 3})
+                 .status().code() == ErrorCode::size_mismatch);
+  // A scheme validate() rejects is reported before the size mismatch and the NaN.
+  Scheme lookup = scheme("q8s:packed-u32(0)");
+  lookup.mode = Mode::lookup;
+  BOOST_TEST(reference::quantize(lookup, std::vector<std::uint64_t>{4}, std::vector<float>{NAN})
+                 .status().code() == ErrorCode::lookup_table_missing);
+  BOOST_TEST(reference::quantize(scheme("q8s:block[2,2]=f32"), std::vector<std::uint64_t>{4}, std::vector<float>{1, 2, 3, 4})
+                 .status().code() == ErrorCode::block_rank_exceeds_tensor);
+}
+
+BOOST_AUTO_TEST_CASE(dequantize_rejects_what_quantize_cannot_produce) {
+  QuantizedTensor q = quantize_ok(scheme("q8s"), {2}, {1, -1});
+  q.codes[1] = -128;
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::corrupt_bytes);
+  BOOST_TEST(reference::dequantize(q).status().index() == 1u);
+  q.codes[1] = -127;
+  q.scale_bits[0] = 0x7FC00000u;  // NaN
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::corrupt_bytes);
+  q.scale_bits[0] = 0xBF800000u;  // -1
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::corrupt_bytes);
+  q.scale_bits = {};
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::size_mismatch);
+  q.scale_bits = {0x3F800000u};
+  q.codes.push_back(0);
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::size_mismatch);
+  q.codes.pop_back();
+  q.global_bits = 0x3F800000u;
+  BOOST_TEST(reference::dequantize(q).status().code() == ErrorCode::size_mismatch);
+
+  QuantizedTensor e = quantize_ok(scheme("e4m3"), {2}, {1, -1});
+  e.codes[0] = 0x7F;
+  BOOST_TEST(reference::dequantize(e).status().code() == ErrorCode::corrupt_bytes);
+  e.codes[0] = 0xFF;
+  BOOST_TEST(reference::dequantize(e).status().code() == ErrorCode::corrupt_bytes);
+  QuantizedTensor t = quantize_ok(scheme("q8s:block[2]=ue4m3:tensor=f32"), {2}, {1, -1});
+  t.scale_bits[0] = 0x80;  // ue4m3 has no sign
+  BOOST_TEST(reference::dequantize(t).status().code() == ErrorCode::corrupt_bytes);
+  t.scale_bits[0] = 0x38;
+  t.global_bits = 0x7F800000u;  // inf
+  BOOST_TEST(reference::dequantize(t).status().code() == ErrorCode::corrupt_bytes);
+}
+
+// value * scale past f32 max dequantizes to +-inf, as IEEE f32 arithmetic does.
+BOOST_AUTO_TEST_CASE(dequantize_overflow_is_ieee_infinity) {
+  for (Profile p : kProfiles) {
+    QuantizedTensor q;
+    q.scheme = scheme("e4m3");
+    q.profile = p;
+    q.shape = {2};
+    q.codes = {0x7E, 0xFE};
+    q.scale_bits = {0x7F7FFFFFu};
+    const auto d = dequantize_ok(q);
+    BOOST_TEST(bits(d[0]) == 0x7F800000u);
+    BOOST_TEST(bits(d[1]) == 0xFF800000u);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(burn_versus_exact)
+
+// Burn's valid_scale: a zero scale divides as f32 0.1 (stored 0), at quantize and dequantize.
+// 1 / f32(0.1) = 9.99999985... -> f32 10 -> code 10; 10 * f32(0.1) -> f32 1.
+BOOST_AUTO_TEST_CASE(zero_scale_is_point_one_in_burn_and_an_error_in_exact) {
+  const auto b = quantize_ok(scheme("q8s"), {2}, {1.0f, 0.0f}, given({0.0f}, std::nullopt, Profile::burn));
+  BOOST_TEST(b.scale_bits[0] == 0u);
+  BOOST_TEST(b.codes == (std::vector<std::int32_t>{10, 0}), boost::test_tools::per_element());
+  BOOST_TEST(dequantize_ok(b) == (std::vector<float>{1.0f, 0.0f}), boost::test_tools::per_element());
+  BOOST_TEST(reference::quantize(scheme("q8s"), std::vector<std::uint64_t>{2}, std::vector<float>{1.0f, 0.0f}, given({0.0f}))
+                 .status().code() == ErrorCode::zero_scale_nonzero_input);
+  QuantizedTensor e = b;
+  e.profile = Profile::exact;
+  BOOST_TEST(bits(dequantize_ok(e)[0]) == 0u);  // exact: 10 * 0
+}
+
+// f32(x / e) can turn a non-tie into a tie: 0.25 / f32(0.1) = 2.4999999627... (exact: 2), which
+// f32 rounds to 2.5, and Burn then rounds away to 3.
+BOOST_AUTO_TEST_CASE(f32_division_rounds_before_the_integer_rounding_in_burn) {
+  const auto e = quantize_ok(scheme("q8s"), {1}, {0.25f}, given({0.1f}));
+  const auto b = quantize_ok(scheme("q8s"), {1}, {0.25f}, given({0.1f}, std::nullopt, Profile::burn));
+  BOOST_TEST(e.codes[0] == 2);
+  BOOST_TEST(b.codes[0] == 3);
+}
+
+// The calibrated f32 scale: exact stores the smallest f32 not below 1/127, Burn the nearest f32
+// to 2/254, which is one ulp below.
+BOOST_AUTO_TEST_CASE(calibrated_scale_is_rounded_up_in_exact_and_to_nearest_in_burn) {
+  const auto e = quantize_ok(scheme("q8s"), {1}, {1.0f}, opts(Profile::exact));
+  const auto b = quantize_ok(scheme("q8s"), {1}, {1.0f}, opts(Profile::burn));
+  const float up = ceil_f32(Q(1, 127));
+  BOOST_TEST(exact(up) > Q(1, 127));
+  BOOST_TEST(e.scale_bits[0] == bits(up));
+  BOOST_TEST(b.scale_bits[0] == bits(up) - 1);
+  BOOST_TEST(e.codes[0] == 127);
+  BOOST_TEST(b.codes[0] == 127);
+}
+
+BOOST_AUTO_TEST_CASE(burn_overflow_and_two_level_absmean_are_unsupported) {
+  const std::vector<float> big{3e38f, 1.0f};
+  BOOST_TEST(reference::quantize(scheme("q8s"), std::vector<std::uint64_t>{2}, big, opts(Profile::burn)).status().code() ==
+             ErrorCode::unsupported_profile);
+  const auto e = quantize_ok(scheme("q8s"), {2}, big, opts(Profile::exact));
+  BOOST_TEST(e.codes == (std::vector<std::int32_t>{127, 0}), boost::test_tools::per_element());
+  const Scheme two = scheme("q8s:block[2]=ue4m3:tensor=f32");
+  const std::vector<float> x{1, 2, 3, 4};
+  BOOST_TEST(reference::quantize(two, std::vector<std::uint64_t>{4}, x, opts(Profile::burn, Calibration::absmean))
+                 .status().code() == ErrorCode::unsupported_profile);
+  const auto ok = quantize_ok(two, {4}, x, opts(Profile::exact, Calibration::absmean));
+  // alpha = [1.5, 3.5]; s* = alpha / 127; g = ceil_f32(s*_max / 448).
+  BOOST_TEST(*ok.global_bits == bits(ceil_f32(Q(7, 2) / 127 / 448)));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
