@@ -1,6 +1,7 @@
 // `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json or, for an
 // output ending in .bin, as the raw serialized bytes (reference::encode). Nothing is written on
 // error.
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>

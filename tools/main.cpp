@@ -4,15 +4,6 @@
 
 #include "tools/command.hpp"
 
-namespace qscheme::cli {
-
-int report(const Status& status) {
-  std::cerr << "error: " << status.to_string() << '\n';
-  return status.code() == ErrorCode::internal ? kExitInternal : kExitUser;
-}
-
-}  // namespace qscheme::cli
-
 int main(int argc, char** argv) {
   using namespace qscheme::cli;
   CLI::App app{"qscheme: exact, fast tensor quantization schemes (Burn's scheme model)", "qscheme"};

@@ -1,0 +1,470 @@
+// The qscheme command line, run as a process: exit statuses (0 ok, 2 user error, 1 internal),
+// "error: <code>: <message>" on stderr, no output written on error, the schemes/validate/verify
+// commands, and quantize -> dequantize round trips on the golden vectors.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bit>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tools/command.hpp"
+#include "tools/file_io.hpp"
+#include "tools/npy.hpp"
+#include "tools/qjson.hpp"
+
+#ifndef QSCHEME_BIN
+#error "QSCHEME_BIN must name the qscheme executable"
+#endif
+#ifndef QSCHEME_GOLDEN_JSON
+#error "QSCHEME_GOLDEN_JSON must name burn-golden.json"
+#endif
+
+extern char** environ;
+
+using namespace qscheme;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int status = -1;  // exit status, or -1 when the process did not exit normally
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A scratch directory per test case, removed at the end.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("qscheme_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+// Runs qscheme with `args`, capturing stdout and stderr through files.
+Run qscheme_run(const std::vector<std::string>& args) {
+  static int n = 0;
+  const fs::path base = fs::temp_directory_path() / ("qscheme_cli_run_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  const std::string out_path = base.string() + ".out";
+  const std::string err_path = base.string() + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<std::string> argv_s{QSCHEME_BIN};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  Run r;
+  const int rc = posix_spawn(&pid, QSCHEME_BIN, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "cannot start " QSCHEME_BIN);
+  int wstatus = 0;
+  BOOST_REQUIRE(waitpid(pid, &wstatus, 0) == pid);
+  if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  fs::remove(out_path);
+  fs::remove(err_path);
+  return r;
+}
+
+std::string describe(const Run& r) { return "exit " + std::to_string(r.status) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
+
+void expect_ok(const Run& r) {
+  BOOST_TEST(r.status == 0, describe(r));
+}
+
+// A user error: exit 2 and "error: <code>: " on stderr.
+void expect_user_error(const Run& r, std::string_view code) {
+  BOOST_TEST(r.status == 2, describe(r));
+  BOOST_TEST(r.err.find("error: " + std::string(code) + ": ") != std::string::npos, describe(r));
+}
+
+void write_npy(const std::string& path, std::vector<std::uint64_t> shape, std::vector<float> values) {
+  auto bytes = cli::npy::serialize_f32(shape, values);
+  BOOST_REQUIRE(bytes.ok());
+  BOOST_REQUIRE(cli::write_bytes(path, *bytes).ok());
+}
+
+std::vector<float> read_npy(const std::string& path) {
+  auto a = cli::npy::read_file(path);
+  BOOST_REQUIRE_MESSAGE(a.ok(), a.status().to_string());
+  return a->f32;
+}
+
+std::vector<std::uint32_t> bits_of(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out;
+  for (float f : v) out.push_back(std::bit_cast<std::uint32_t>(f));
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+nlohmann::json golden() {
+  std::ifstream in(QSCHEME_GOLDEN_JSON);
+  BOOST_REQUIRE_MESSAGE(in.good(), "cannot open golden vectors at " QSCHEME_GOLDEN_JSON);
+  return nlohmann::json::parse(in);
+}
+
+std::string shape_arg(const std::vector<std::uint64_t>& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s;
+}
+
+std::string float_list(const nlohmann::json& values) {
+  std::string s;
+  for (const auto& v : values) {
+    s += (s.empty() ? "" : ",");
+    // The decimal as written in the file: strtof in the CLI rounds it once to f32.
+    s += v.dump();
+  }
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Exit statuses and the error line.
+
+BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
+  BOOST_TEST(qscheme_run({}).status == 2);
+  BOOST_TEST(qscheme_run({"nosuchcommand"}).status == 2);
+  BOOST_TEST(qscheme_run({"schemes", "--bogus"}).status == 2);
+  BOOST_TEST(qscheme_run({"validate"}).status == 2);  // --scheme is required
+  BOOST_TEST(qscheme_run({"quantize", "--scheme", "q8s"}).status == 2);
+  BOOST_TEST(qscheme_run({"schemes", "--supported", "--rejected"}).status == 2);
+  expect_ok(qscheme_run({"--version"}));
+  expect_ok(qscheme_run({"--help"}));
+  expect_ok(qscheme_run({"quantize", "--help"}));
+  expect_ok(qscheme_run({"dequantize", "--help"}));
+}
+
+BOOST_AUTO_TEST_CASE(report_maps_codes_to_exit_statuses) {
+  // The internal-error path (exit 1) cannot be provoked from outside a correct build, so
+  // report() itself is checked: internal -> 1, every other code -> 2.
+  std::ostringstream captured;
+  auto* old = std::cerr.rdbuf(captured.rdbuf());
+  const int internal = cli::report(Status(ErrorCode::internal, "broken invariant"));
+  const int user = cli::report(Status(ErrorCode::unsupported_npy, "bad file"));
+  std::cerr.rdbuf(old);
+  BOOST_TEST(internal == 1);
+  BOOST_TEST(user == 2);
+  BOOST_TEST(captured.str() == "error: internal: broken invariant\nerror: unsupported-npy: bad file\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// schemes, validate, verify.
+
+BOOST_AUTO_TEST_CASE(schemes_summary_and_rows) {
+  const Run r = qscheme_run({"schemes"});
+  expect_ok(r);
+  const auto ls = lines(r.out);
+  BOOST_REQUIRE(!ls.empty());
+  BOOST_TEST(ls.back().rfind("19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls.back());
+  int supported = 0, rejected = 0;
+  for (const auto& l : ls) {
+    supported += l.rfind("supported  ", 0) == 0;
+    rejected += l.rfind("rejected   ", 0) == 0;
+  }
+  BOOST_TEST(supported == 1599);
+  BOOST_TEST(rejected == 18057);
+
+  const Run j = qscheme_run({"schemes", "--json"});
+  expect_ok(j);
+  const auto rows = nlohmann::json::parse(j.out);
+  BOOST_REQUIRE(rows.is_array());
+  BOOST_TEST(rows.size() == 19656u);
+  int json_supported = 0;
+  for (const auto& row : rows) {
+    BOOST_REQUIRE(row.contains("scheme") && row.contains("supported") && row.contains("error") && row.contains("message"));
+    if (row["supported"].get<bool>()) {
+      ++json_supported;
+      BOOST_REQUIRE(row["error"].is_null());
+    } else {
+      BOOST_REQUIRE(row["error"].is_string());
+    }
+  }
+  BOOST_TEST(json_supported == 1599);
+  BOOST_TEST(j.err.find("19656 tuples: 1599 supported") != std::string::npos, j.err);
+  const auto only = nlohmann::json::parse(qscheme_run({"schemes", "--json", "--supported"}).out);
+  BOOST_TEST(only.size() == 1599u);
+  const Run presets = qscheme_run({"schemes", "--presets", "--json"});
+  expect_ok(presets);
+  BOOST_TEST(nlohmann::json::parse(presets.out).size() >= 1u);
+}
+
+BOOST_AUTO_TEST_CASE(validate_fields_and_errors) {
+  const Run r = qscheme_run({"validate", "--scheme", "q4s:packed-u32(0):block[32]=f16", "--shape", "3,3", "--json"});
+  expect_ok(r);
+  const auto j = nlohmann::json::parse(r.out);
+  BOOST_TEST(j["valid"].get<bool>());
+  BOOST_TEST(j["scheme"].get<std::string>() == "q4s:packed-u32(0):block[32]=f16");
+  BOOST_TEST(j["shape"] == nlohmann::json({3, 3}));
+  BOOST_TEST(j["blocks_per_dim"] == nlohmann::json({3, 1}));
+  BOOST_TEST(j["scales"].get<int>() == 3);
+  BOOST_TEST(j["storage_elements"].get<int>() == 3);  // per-line padding
+  BOOST_TEST(j["bytes"].get<int>() == 3 * 4 + 3 * 2);
+  expect_ok(qscheme_run({"validate", "--scheme", "nvfp4"}));
+  expect_ok(qscheme_run({"validate", "--scheme", "q8s", "--shape", "4,8"}));
+
+  const Run bad = qscheme_run({"validate", "--scheme", "q9s", "--json"});
+  expect_user_error(bad, "malformed-scheme");
+  const auto bj = nlohmann::json::parse(bad.out);
+  BOOST_TEST(!bj["valid"].get<bool>());
+  BOOST_TEST(bj["error"].get<std::string>() == "malformed-scheme");
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8s:packed-native(0)"}), "packed-native-unsupported");
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8s:packed-u32(1)", "--shape", "4"}), "packing-dim-out-of-range");
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8s", "--shape", "4,x"}), "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(verify_passes) {
+  const Run r = qscheme_run({"verify"});
+  expect_ok(r);
+  BOOST_TEST(r.out.find("0 failed") != std::string::npos, r.out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// quantize / dequantize.
+
+BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
+  const auto doc = golden();
+  const nlohmann::json* v = nullptr;
+  for (const auto& x : doc["vectors"]) {
+    if (x["name"] == "int8_symmetric_per_tensor") v = &x;
+  }
+  BOOST_REQUIRE(v);
+  Scratch tmp;
+  write_npy(tmp / "x.npy", (*v)["shape"].get<std::vector<std::uint64_t>>(), (*v)["input"].get<std::vector<float>>());
+  expect_ok(qscheme_run({"quantize", "--scheme", (*v)["scheme"], "--input", tmp / "x.npy", "--output", tmp / "q.json"}));
+  auto q = cli::qjson::read(slurp(tmp / "q.json"));
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->codes == (*v)["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
+  BOOST_TEST(q->scale_bits == bits_of((*v)["block_scales"].get<std::vector<float>>()), boost::test_tools::per_element());
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}));
+  const auto y = read_npy(tmp / "y.npy");
+  BOOST_TEST(bits_of(y) == bits_of((*v)["dequantized"].get<std::vector<float>>()), boost::test_tools::per_element());
+
+  // The same through raw bytes: quantize to .bin, dequantize with --scheme and --shape.
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.bin"}));
+  const std::string bin = slurp(tmp / "q.bin");
+  BOOST_TEST(bin.size() == 8u);  // 4 codes + f32 scale
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.bin", "--scheme", "q8s", "--shape", "4", "--output", tmp / "y2.npy"}));
+  BOOST_TEST(bits_of(read_npy(tmp / "y2.npy")) == bits_of(y), boost::test_tools::per_element());
+  // --profile burn on the same file, and an explicit engine.
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--profile", "burn", "--engine", "reference", "--output",
+                         tmp / "y3.npy"}));
+  BOOST_TEST(bits_of(read_npy(tmp / "y3.npy")) == bits_of(y), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(golden_quantize_vectors_through_the_cli) {
+  // Every quantize / quantize_given vector of the exact profile: codes and stored scales.
+  const auto doc = golden();
+  Scratch tmp;
+  int checked = 0;
+  for (const auto& v : doc["vectors"]) {
+    const std::string op = v["op"];
+    if (op != "quantize" && op != "quantize_given") continue;
+    bool exact = false;
+    for (const auto& p : v["profiles"]) exact = exact || p == "exact";
+    if (!exact) continue;
+    BOOST_TEST_CONTEXT("vector " << v["name"].get<std::string>()) {
+      const auto shape = v["shape"].get<std::vector<std::uint64_t>>();
+      write_npy(tmp / "x.npy", shape, v["input"].get<std::vector<float>>());
+      std::vector<std::string> args{"quantize", "--scheme", v["scheme"], "--input", tmp / "x.npy", "--output", tmp / "q.json"};
+      if (op == "quantize_given") {
+        args.push_back("--scales");
+        args.push_back(float_list(v["given_scales"]));
+        if (!v["given_global"].is_null()) {
+          args.push_back("--global");
+          args.push_back(v["given_global"].dump());
+        }
+      }
+      const Run r = qscheme_run(args);
+      expect_ok(r);
+      if (r.status != 0) continue;
+      const std::string text = slurp(tmp / "q.json");
+      auto q = cli::qjson::read(text);
+      BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+      BOOST_TEST(q->codes == v["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
+      const auto j = nlohmann::json::parse(text);
+      BOOST_TEST(bits_of(j["block_scales"].get<std::vector<float>>()) == bits_of(v["block_scales"].get<std::vector<float>>()),
+                 boost::test_tools::per_element());
+      expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}));
+      BOOST_TEST(read_npy(tmp / "y.npy").size() == v["input"].size());
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked >= 10);
+}
+
+BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  // An f64 file and an int32 file.
+  {
+    std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }\n";
+    std::vector<std::uint8_t> b{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
+    b.insert(b.end(), h.begin(), h.end());
+    b.insert(b.end(), 8, 0);
+    BOOST_REQUIRE(cli::write_bytes(tmp / "f64.npy", b).ok());
+    h = "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }\n";
+    b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
+    b.insert(b.end(), h.begin(), h.end());
+    b.insert(b.end(), 4, 0);
+    BOOST_REQUIRE(cli::write_bytes(tmp / "i32.npy", b).ok());
+    BOOST_REQUIRE(cli::write_bytes(tmp / "junk.npy", std::vector<std::uint8_t>{'h', 'i'}).ok());
+  }
+  const std::string out = tmp / "q.json";
+  struct Case {
+    std::vector<std::string> args;
+    std::string code;
+  };
+  const std::vector<Case> cases{
+      {{"--scheme", "q9s", "--input", tmp / "x.npy"}, "malformed-scheme"},
+      {{"--scheme", "q8s:packed-native(0)", "--input", tmp / "x.npy"}, "packed-native-unsupported"},
+      {{"--scheme", "q8s:block[2]=f32:tensor=f32", "--input", tmp / "x.npy"}, "two-level-block-dtype"},
+      {{"--scheme", "q8s:lookup", "--input", tmp / "x.npy"}, "lookup-table-missing"},
+      {{"--scheme", "q8s:packed-u32(1)", "--input", tmp / "x.npy"}, "packing-dim-out-of-range"},
+      {{"--scheme", "q8s", "--input", tmp / "missing.npy"}, "io-error"},
+      {{"--scheme", "q8s", "--input", tmp / "f64.npy"}, "unsupported-npy"},
+      {{"--scheme", "q8s", "--input", tmp / "i32.npy"}, "unsupported-npy"},
+      {{"--scheme", "q8s", "--input", tmp / "junk.npy"}, "unsupported-npy"},
+      {{"--scheme", "q8s", "--profile", "fastest", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s", "--calibration", "mse", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s", "--engine", "gpu", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s", "--global", "1", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s", "--scales", "abc", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s", "--scales", "1,2", "--input", tmp / "x.npy"}, "size-mismatch"},
+      {{"--scheme", "q8s", "--scales", "-1", "--input", tmp / "x.npy"}, "invalid-scale"},
+      {{"--scheme", "q8s", "--scales", tmp / "i32.npy", "--input", tmp / "x.npy"}, "unsupported-npy"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"quantize", "--output", out};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    BOOST_TEST_CONTEXT(c.args[1] << " " << c.args.back()) {
+      expect_user_error(qscheme_run(args), c.code);
+      BOOST_TEST(!fs::exists(out));
+    }
+  }
+  // An existing output stays untouched on error.
+  BOOST_REQUIRE(cli::write_bytes(out, std::vector<std::uint8_t>{'k', 'e', 'e', 'p'}).ok());
+  expect_user_error(qscheme_run({"quantize", "--scheme", "q9s", "--input", tmp / "x.npy", "--output", out}), "malformed-scheme");
+  expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "f64.npy", "--output", out}), "unsupported-npy");
+  BOOST_TEST(slurp(out) == "keep");
+  // An output in a directory that does not exist.
+  expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "no/q.json"}),
+                    "io-error");
+  // Given scales from a .npy file work.
+  write_npy(tmp / "s.npy", {2}, {0.5f, 0.25f});
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=f32", "--scales", tmp / "s.npy", "--input", tmp / "x.npy",
+                         "--output", tmp / "given.json"}));
+  auto q = cli::qjson::read(slurp(tmp / "given.json"));
+  BOOST_REQUIRE(q.ok());
+  BOOST_TEST(q->codes == (std::vector<std::int32_t>{2, 4, 12, 16}), boost::test_tools::per_element());
+  // Only the expected files exist: no temporaries left behind.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(tmp.dir)) files += e.is_regular_file();
+  BOOST_TEST(files == 7);  // x, f64, i32, junk, q.json (keep), s, given
+}
+
+BOOST_AUTO_TEST_CASE(dequantize_errors_write_nothing) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.json"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.bin"}));
+  std::string bad = slurp(tmp / "q.json");
+  const auto at = bad.find("\"codes\": [");
+  BOOST_REQUIRE(at != std::string::npos);
+  bad.replace(at, 10, "\"codes\": [1,");  // five codes for four elements
+  BOOST_REQUIRE(cli::write_bytes(tmp / "count.json", std::vector<std::uint8_t>(bad.begin(), bad.end())).ok());
+  std::string corrupt = slurp(tmp / "q.json");
+  const auto c = corrupt.find("\"codes\": [");
+  corrupt.replace(c + 10, corrupt.find(',', c) - (c + 10), "-128");
+  BOOST_REQUIRE(cli::write_bytes(tmp / "corrupt.json", std::vector<std::uint8_t>(corrupt.begin(), corrupt.end())).ok());
+  std::string bin = slurp(tmp / "q.bin");
+  bin[0] = static_cast<char>(0x80);  // -128 under q8s
+  BOOST_REQUIRE(cli::write_bytes(tmp / "corrupt.bin", std::vector<std::uint8_t>(bin.begin(), bin.end())).ok());
+  BOOST_REQUIRE(cli::write_bytes(tmp / "junk.json", std::vector<std::uint8_t>{'{'}).ok());
+
+  const std::string out = tmp / "y.npy";
+  struct Case {
+    std::vector<std::string> args;
+    std::string code;
+  };
+  const std::vector<Case> cases{
+      {{"--input", tmp / "missing.json"}, "io-error"},
+      {{"--input", tmp / "junk.json"}, "invalid-argument"},
+      {{"--input", tmp / "count.json"}, "size-mismatch"},
+      {{"--input", tmp / "corrupt.json"}, "corrupt-bytes"},
+      {{"--input", tmp / "q.bin"}, "invalid-argument"},
+      {{"--input", tmp / "q.bin", "--scheme", "q8s"}, "invalid-argument"},
+      {{"--input", tmp / "q.bin", "--scheme", "q8s", "--shape", "5"}, "size-mismatch"},
+      {{"--input", tmp / "q.bin", "--scheme", "q9s", "--shape", "4"}, "malformed-scheme"},
+      {{"--input", tmp / "corrupt.bin", "--scheme", "q8s", "--shape", "4"}, "corrupt-bytes"},
+      {{"--input", tmp / "q.json", "--scheme", "q8f"}, "invalid-argument"},
+      {{"--input", tmp / "q.json", "--shape", "2,2"}, "invalid-argument"},
+      {{"--input", tmp / "q.json", "--profile", "x"}, "invalid-argument"},
+      {{"--input", tmp / "q.json", "--engine", "gpu"}, "invalid-argument"},
+  };
+  for (const Case& k : cases) {
+    std::vector<std::string> args{"dequantize", "--output", out};
+    args.insert(args.end(), k.args.begin(), k.args.end());
+    BOOST_TEST_CONTEXT(k.args.front() << " " << k.args.back()) {
+      expect_user_error(qscheme_run(args), k.code);
+      BOOST_TEST(!fs::exists(out));
+    }
+  }
+  // Matching --scheme and --shape with Q.json are fine.
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--scheme", "q8s", "--shape", "4", "--output", out}));
+  BOOST_TEST(read_npy(out).size() == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
+  Scratch tmp;
+  write_npy(tmp / "s.npy", {}, {2.5f});
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "s.npy", "--output", tmp / "s.json"}));
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "s.json", "--output", tmp / "s2.npy"}));
+  auto a = cli::npy::read_file(tmp / "s2.npy");
+  BOOST_REQUIRE(a.ok());
+  BOOST_TEST(a->shape.empty());
+  BOOST_REQUIRE(a->f32.size() == 1u);
+  BOOST_TEST(std::abs(a->f32[0] - 2.5f) < 1e-5f);  // the exact profile rounds the scale up: 2.50000024
+  write_npy(tmp / "e.npy", {0, 3}, {});
+  const Run r = qscheme_run({"quantize", "--scheme", "q4s:packed-u32(0):block[2]=f16", "--input", tmp / "e.npy", "--output",
+                             tmp / "e.json"});
+  expect_ok(r);
+  if (r.status == 0) {
+    expect_ok(qscheme_run({"dequantize", "--input", tmp / "e.json", "--output", tmp / "e2.npy"}));
+    auto e = cli::npy::read_file(tmp / "e2.npy");
+    BOOST_REQUIRE(e.ok());
+    BOOST_TEST(e->shape == (std::vector<std::uint64_t>{0, 3}), boost::test_tools::per_element());
+  }
+}
