@@ -12,6 +12,7 @@
 
 #include "fast/exact_scale.h"
 #include "fast/kernels.h"
+#include "fast/onnx.h"
 #include "fast/scalar.h"
 
 #ifndef QSCHEME_MUTANT
@@ -167,6 +168,8 @@ Status check_given(const GivenScales& gs, const Layout& l, bool two) {
 
 Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                      std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
+  if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -438,7 +441,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
     return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
                                              " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
   }
-  if (q.profile == Profile::exact) {
+  if (q.profile != Profile::burn) {  // exact and onnx dequantize alike: f32(code * scale)
     ee->resize(l.scales);
     for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = two ? s[j] * gv : s[j];
   } else {
@@ -464,7 +467,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
-  const bool exact = q.profile == Profile::exact;
+  const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
   const int mode = (exact ? 0 : 2) + (vi.is_float ? 1 : 0);
   for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
     kernels::DequantRow(c + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,

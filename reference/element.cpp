@@ -26,6 +26,10 @@ std::int32_t round_and_clamp(const ValueInfo& vi, bool negative, const Quotient&
 
 std::int32_t quantize_element(Value v, Profile p, float x, const Dyadic& e) {
   const F32Parts px = split_f32(x);
+  // onnx, e2m1: the ONNX reference adds the zero point (0) to the f32 quotient before the cast,
+  // so a quotient of -0 (x = -0, or an f32 underflow below) becomes +0.
+  const bool onnx_unsigned_zero = p == Profile::onnx && v == Value::e2m1;
+  if (px.mant == 0 && onnx_unsigned_zero) return 0;
   if (px.mant == 0 || e.is_zero()) return zero_code(v, px.negative);
   const ValueInfo& vi = info(v);
   const Quotient ratio{Integer(px.mant), e.mant, px.exp2 - e.exp2};
@@ -34,8 +38,9 @@ std::int32_t quantize_element(Value v, Profile p, float x, const Dyadic& e) {
     return static_cast<std::int32_t>(
         round_to_format(format_of(v), px.negative, ratio, RoundMode::half_even, Overflow::saturate));
   }
-  // Burn: x / e is an f32 division first.
+  // Burn and onnx: x / e is an f32 division first.
   const std::uint32_t t = f32_bits(round_to_f32(px.negative, ratio, Overflow::infinity));
+  if (onnx_unsigned_zero && (t & 0x7FFFFFFFu) == 0) return 0;  // test_quantizelinear_float4e2m1
   if ((t & 0x7FFFFFFFu) == kF32Infinity) {
     if (!vi.is_float) return px.negative ? vi.lo : vi.hi;
     const Format f = format_of(v);
@@ -43,7 +48,9 @@ std::int32_t quantize_element(Value v, Profile p, float x, const Dyadic& e) {
   }
   const F32Parts pt = split_f32(f32_from_bits(t));
   const Quotient rounded{Integer(pt.mant), Integer(1), pt.exp2};
-  if (!vi.is_float) return round_and_clamp(vi, pt.negative, rounded, RoundMode::half_away);
+  // Burn rounds ties away from zero (Rust f32::round), ONNX to even (np.rint).
+  const RoundMode ties = p == Profile::burn ? RoundMode::half_away : RoundMode::half_even;
+  if (!vi.is_float) return round_and_clamp(vi, pt.negative, rounded, ties);
   return static_cast<std::int32_t>(
       round_to_format(format_of(v), pt.negative, rounded, RoundMode::half_even, Overflow::saturate));
 }

@@ -16,6 +16,7 @@ namespace qscheme::reference {
 //  exact, float kinds:   x / e exact, rounded to nearest-even on the format's grid, saturating.
 //  burn, integer kinds:  clamp(round_half_away(f32(x / e)), lo, hi); f32 overflow clamps.
 //  burn, float kinds:    f32(x / e), then nearest-even on the format's grid, saturating.
+//  onnx:                 as burn, but integer ties go to even; e2m1 gives +0 for a zero f32(x / e).
 // e == 0 (exact profile, all-zero block) gives the zero of x's sign; zero codes keep x's sign.
 std::int32_t quantize_element(Value v, Profile p, float x, const Dyadic& e);
 

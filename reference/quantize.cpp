@@ -30,6 +30,12 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
                                    "Burn has no two-level form of absmean calibration (it asserts); "
                                    "use minmax, one scale level, or profile exact");
   }
+  // Profile onnx is ONNX QuantizeLinear: caller-supplied f32 scales, one level (docs/SEMANTICS.md).
+  if (options.profile == Profile::onnx &&
+      (!options.scales || scheme.two_level() || scheme.scale_dtype() != ScaleDtype::f32)) {
+    return Result<QuantizedTensor>(ErrorCode::unsupported_profile,
+                                   "profile onnx takes given scales (--scales) and one level of f32 scales");
+  }
   for (std::size_t n = 0; n < x.size(); ++n) {
     if ((f32_bits(x[n]) & 0x7F800000u) == 0x7F800000u) {
       return Result<QuantizedTensor>(ErrorCode::non_finite_input,
@@ -52,7 +58,7 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   if (!effective) return effective.status();
   const std::vector<Dyadic>& e = *effective;
 
-  if (options.profile == Profile::exact) {
+  if (options.profile != Profile::burn) {
     // Only caller-supplied scales can be zero over non-zero data (a calibrated scale is zero
     // only for an all-zero block); there is no value to divide by, so it is an error.
     for (std::size_t n = 0; n < x.size(); ++n) {

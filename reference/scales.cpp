@@ -162,7 +162,7 @@ Result<std::vector<Dyadic>> effective_scales(const Scheme& s, Profile p, const S
   const Dyadic g = stored.global_bits ? dyadic_of_f32(*stored.global_bits) : Dyadic{Integer(1), 0};
   for (std::size_t j = 0; j < e.size(); ++j) {
     const Dyadic sj = dyadic_of(d, stored.bits[j]);
-    if (p == Profile::exact) {
+    if (p != Profile::burn) {  // exact and onnx (one f32 level: the scale itself)
       e[j] = stored.global_bits ? g * sj : sj;
       continue;
     }

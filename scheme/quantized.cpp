@@ -2,12 +2,20 @@
 
 namespace qscheme {
 
-std::string_view to_string(Profile p) { return p == Profile::exact ? "exact" : "burn"; }
+std::string_view to_string(Profile p) {
+  switch (p) {
+    case Profile::exact: return "exact";
+    case Profile::burn: return "burn";
+    case Profile::onnx: return "onnx";
+  }
+  return "?";
+}
 std::string_view to_string(Calibration c) { return c == Calibration::minmax ? "minmax" : "absmean"; }
 
 std::optional<Profile> profile_from_string(std::string_view s) {
   if (s == "exact") return Profile::exact;
   if (s == "burn") return Profile::burn;
+  if (s == "onnx") return Profile::onnx;
   return std::nullopt;
 }
 

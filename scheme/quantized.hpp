@@ -17,7 +17,11 @@ namespace qscheme {
 // How the arithmetic is done (docs/SEMANTICS.md).
 //  exact: every step exact, one named rounding per stored quantity (the default).
 //  burn:  Burn's ndarray arithmetic, f32 at every step, ties away from zero.
-enum class Profile : std::uint8_t { exact, burn };
+//  onnx:  ONNX QuantizeLinear/DequantizeLinear with zero point 0: given f32 scales used as they
+//         are, x / scale divided in f32, ties to even, saturating; e2m1 drops the sign of a zero
+//         quotient (the ONNX reference adds the zero point, -0 + 0 = +0). One-level f32 scales,
+//         given scales only. Dequantize: f32(code * scale), as exact.
+enum class Profile : std::uint8_t { exact, burn, onnx };
 enum class Calibration : std::uint8_t { minmax, absmean };
 
 std::string_view to_string(Profile p);

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   add_dequantize(app, commands);
   add_info(app, commands);
   add_bench(app, commands);
+  add_check(app, commands);
+  add_vectors(app, commands);
+  add_conformance(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

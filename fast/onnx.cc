@@ -1,0 +1,105 @@
+#include "fast/onnx.h"
+
+#include <cfenv>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fast/scalar.h"
+
+namespace qscheme::fast::detail {
+namespace {
+
+Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
+
+// A scale the reference accepts: finite and >= 0 (-0 counts as 0).
+bool acceptable(float v) {
+  const std::uint32_t b = scalar::f32_bits(v);
+  return (b & 0x7F800000u) != 0x7F800000u && (b >> 31 == 0 || (b & 0x7FFFFFFFu) == 0);
+}
+
+int fmt_of(Value v) { return v == Value::e4m3 ? 0 : (v == Value::e5m2 ? 1 : 2); }
+
+}  // namespace
+
+Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
+                     std::int32_t* codes, std::uint32_t* scale_bits) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  if (n != l.elements) {
+    return err(ErrorCode::size_mismatch, "the shape holds " + std::to_string(l.elements) + " element(s), but the input has " +
+                                             std::to_string(n));
+  }
+  const bool two = scheme.two_level();
+  if (opt.scales) {
+    const GivenScales& g = *opt.scales;
+    if (g.block.size() != l.scales) {
+      return err(ErrorCode::size_mismatch, "the scheme and shape take " + std::to_string(l.scales) + " scale(s), but " +
+                                               std::to_string(g.block.size()) + " were given");
+    }
+    if (g.global.has_value() != two) {
+      return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
+                                               : "a one-level scheme takes no global scale");
+    }
+    for (std::size_t j = 0; j < g.block.size(); ++j) {
+      if (!acceptable(g.block[j])) return err(ErrorCode::invalid_scale, "scale " + std::to_string(j) + " is negative, NaN or infinite", j);
+    }
+    if (g.global && !acceptable(*g.global)) {
+      return err(ErrorCode::invalid_scale, "the global scale is negative, NaN or infinite", g.block.size());
+    }
+  }
+  if (!opt.scales || two || scheme.scale_dtype() != ScaleDtype::f32) {
+    return err(ErrorCode::unsupported_profile, "profile onnx takes given scales (--scales) and one level of f32 scales");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return err(ErrorCode::non_finite_input, "input element " + std::to_string(i) + " is NaN or infinite", i);
+  }
+  // Block of every element, row-major over the block grid (as reference::block_of_elements).
+  const std::size_t rank = l.shape.size();
+  std::vector<std::uint64_t> block_of(n);
+  std::vector<std::uint64_t> idx(rank, 0);
+  for (std::size_t e = 0; e < n; ++e) {
+    std::uint64_t b = 0;
+    for (std::size_t d = 0; d < rank; ++d) b = b * l.blocks_per_dim[d] + idx[d] / l.block[d];
+    block_of[e] = b;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++idx[d] < l.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  const std::vector<float>& s = opt.scales->block;
+  for (std::size_t e = 0; e < n; ++e) {
+    if (s[block_of[e]] == 0.0f && x[e] != 0.0f) {
+      return err(ErrorCode::zero_scale_nonzero_input, "block " + std::to_string(block_of[e]) +
+                                                          " has a zero scale but holds a non-zero input element", block_of[e]);
+    }
+  }
+  for (std::size_t j = 0; j < l.scales; ++j) scale_bits[j] = scalar::f32_bits(s[j] == 0.0f ? 0.0f : s[j]);
+
+  const ValueInfo& vi = info(scheme.value);
+  // Host f32 arithmetic must be IEEE round-to-nearest-even, as ONNX's float32 division is.
+  const int old_mode = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float e = s[block_of[i]];
+    if (e == 0.0f) {  // zero block (x is +-0): the zero of x's sign, e2m1 always +0 (as the reference)
+      const bool sign = vi.is_float && std::signbit(x[i]) && scheme.value != Value::e2m1;
+      codes[i] = sign ? scalar::kMini[fmt_of(scheme.value)].sign : 0;
+      continue;
+    }
+    const float t = x[i] / e;  // one IEEE f32 division, overflow to +-inf
+    if (!vi.is_float) {
+      const float r = std::nearbyint(t);  // ties to even under FE_TONEAREST; inf stays inf
+      codes[i] = r <= static_cast<float>(vi.lo) ? vi.lo : (r >= static_cast<float>(vi.hi) ? vi.hi : static_cast<std::int32_t>(r));
+    } else if (scheme.value == Value::e2m1 && t == 0.0f) {
+      codes[i] = 0;  // ONNX's fp4 path adds the zero point: -0 + 0 = +0
+    } else {
+      codes[i] = scalar::mini_encode(static_cast<double>(t), std::signbit(t), fmt_of(scheme.value));
+    }
+  }
+  std::fesetround(old_mode);
+  return {};
+}
+
+}  // namespace qscheme::fast::detail

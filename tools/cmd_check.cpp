@@ -1,0 +1,205 @@
+// `qscheme check`: is another implementation's output the reference's, bit for bit? If not, how
+// many elements and scales differ, where, and which known deviation reproduces it (tools/check.hpp).
+// Exit 0 identical, 3 differs, 2 bad input, 1 internal error.
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "reference/reference.hpp"
+#include "scheme/text.hpp"
+#include "tools/check.hpp"
+#include "tools/command.hpp"
+#include "tools/file_io.hpp"
+#include "tools/npy.hpp"
+#include "tools/qjson.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+inline constexpr int kExitDiffers = 3;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Result<float> parse_f32(const std::string& s, std::string_view what) {
+  char* end = nullptr;
+  errno = 0;
+  const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0]))) {
+    return Status(ErrorCode::invalid_argument, std::string(what) + ": '" + s + "' is not a number");
+  }
+  return v;
+}
+
+Result<std::vector<float>> parse_floats(const std::string& arg, std::string_view what) {
+  if (ends_with(arg, ".npy")) {
+    auto a = npy::read_file(arg);
+    if (!a) return a.status();
+    if (a->dtype != npy::Dtype::f32) {
+      return Status(ErrorCode::unsupported_npy, arg + ": " + std::string(what) + " takes a float32 ('<f4') array");
+    }
+    return a->f32;
+  }
+  std::vector<float> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = arg.find(',', pos);
+    auto v = parse_f32(arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos), what);
+    if (!v) return v.status();
+    out.push_back(*v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+struct CheckArgs {
+  std::string scheme;
+  std::string profile = "exact";
+  std::string calibration = "minmax";
+  std::string input;
+  std::string candidate;
+  std::string kind = "auto";
+  std::optional<std::string> candidate_scales;
+  std::optional<std::string> candidate_global;
+  std::optional<std::string> scales;
+  std::optional<std::string> global;
+  bool json = false;
+};
+
+// The candidate file, read as the kind the flags and its extension say.
+Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& scheme) {
+  oracle::Candidate c;
+  std::string kind = a.kind;
+  if (kind == "auto") {
+    if (ends_with(a.candidate, ".bin")) kind = "bytes";
+    else if (ends_with(a.candidate, ".npy")) kind = "codes";
+    else kind = "qjson";
+  }
+  if (kind == "bytes") {
+    auto b = read_bytes(a.candidate);
+    if (!b) return b.status();
+    c.kind = oracle::CandidateKind::bytes;
+    c.bytes = std::move(*b);
+    return c;
+  }
+  if (kind == "qjson") {
+    auto b = read_bytes(a.candidate);
+    if (!b) return b.status();
+    auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(b->data()), b->size()));
+    if (!q) return q.status();
+    if (!(q->scheme == scheme)) {
+      return Status(ErrorCode::invalid_argument, a.candidate + ": the candidate's scheme differs from --scheme");
+    }
+    c.kind = oracle::CandidateKind::quantized;
+    c.codes = q->codes;
+    c.scale_bits = q->scale_bits;
+    c.global_bits = q->global_bits;
+    return c;
+  }
+  auto arr = npy::read_file(a.candidate);
+  if (!arr) return arr.status();
+  if (kind == "dequantized") {
+    if (arr->dtype != npy::Dtype::f32) {
+      return Status(ErrorCode::unsupported_npy, a.candidate + ": dequantized values must be float32 ('<f4')");
+    }
+    c.kind = oracle::CandidateKind::dequantized;
+    c.values = arr->f32;
+    return c;
+  }
+  if (kind != "codes") {
+    return Status(ErrorCode::invalid_argument,
+                  "--candidate-kind: '" + a.kind + "' is not auto, qjson, bytes, codes or dequantized");
+  }
+  if (arr->dtype == npy::Dtype::f32) {
+    return Status(ErrorCode::unsupported_npy,
+                  a.candidate + ": codes must be an integer array; use --candidate-kind dequantized for values");
+  }
+  c.kind = oracle::CandidateKind::quantized;
+  for (std::int64_t v : arr->ints) c.codes.push_back(static_cast<std::int32_t>(v));
+  if (a.candidate_scales) {
+    auto s = parse_floats(*a.candidate_scales, "--candidate-scales");
+    if (!s) return s.status();
+    std::vector<std::uint32_t> bits;
+    for (float v : *s) {
+      auto b = qjson::float_to_scale_bits(scheme.scale_dtype(), v);
+      if (!b) return Status(ErrorCode::corrupt_bytes, "--candidate-scales: " + b.status().message());
+      bits.push_back(*b);
+    }
+    c.scale_bits = std::move(bits);
+  }
+  if (a.candidate_global) {
+    auto g = parse_f32(*a.candidate_global, "--candidate-global");
+    if (!g) return g.status();
+    c.global_bits = std::bit_cast<std::uint32_t>(*g);
+  }
+  return c;
+}
+
+int run_check(const CheckArgs& a) {
+  auto scheme = parse_scheme(a.scheme);
+  if (!scheme) return report(scheme.status());
+  oracle::CheckRequest rq;
+  rq.scheme = *scheme;
+  const auto profile = profile_from_string(a.profile);
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + a.profile + "' is not a profile"});
+  rq.options.profile = *profile;
+  const auto calibration = calibration_from_string(a.calibration);
+  if (!calibration) return report({ErrorCode::invalid_argument, "--calibration: '" + a.calibration + "' is not minmax or absmean"});
+  rq.options.calibration = *calibration;
+  if (a.global && !a.scales) return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
+  if (a.scales) {
+    GivenScales given;
+    auto block = parse_floats(*a.scales, "--scales");
+    if (!block) return report(block.status());
+    given.block = std::move(*block);
+    if (a.global) {
+      auto g = parse_f32(*a.global, "--global");
+      if (!g) return report(g.status());
+      given.global = *g;
+    }
+    rq.options.scales = std::move(given);
+  }
+  auto x = npy::read_file(a.input);
+  if (!x) return report(x.status());
+  if (x->dtype != npy::Dtype::f32) {
+    return report({ErrorCode::unsupported_npy, a.input + ": the input tensor must be float32 ('<f4')"});
+  }
+  rq.shape = x->shape;
+  rq.x = x->f32;
+  auto c = read_candidate(a, *scheme);
+  if (!c) return report(c.status());
+  auto r = oracle::check(rq, *c);
+  if (!r) return report(r.status());
+  std::cout << (a.json ? oracle::to_json(*r) : oracle::to_text(*r));
+  return r->identical ? kExitOk : kExitDiffers;
+}
+
+}  // namespace
+
+void add_check(CLI::App& root, std::vector<Command>& out) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* app = root.add_subcommand(
+      "check", "Check another implementation's result against the reference; diagnose any difference");
+  app->add_option("--scheme", args->scheme, "scheme text or preset")->required();
+  app->add_option("--profile", args->profile, "arithmetic profile the candidate claims (default exact)");
+  app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
+  app->add_option("--input", args->input, "the f32 .npy input the candidate was computed from")->required();
+  app->add_option("--candidate", args->candidate,
+                  "the candidate: Q.json, *.bin (Burn-layout bytes) or *.npy (codes, or values)")->required();
+  app->add_option("--candidate-kind", args->kind, "auto (default: by extension), qjson, bytes, codes, dequantized");
+  app->add_option("--candidate-scales", args->candidate_scales, "the candidate's stored scales (a,b,... or f32 .npy)");
+  app->add_option("--candidate-global", args->candidate_global, "the candidate's global scale (two-level)");
+  app->add_option("--scales", args->scales, "given scales (as for quantize)");
+  app->add_option("--global", args->global, "given global scale of a two-level scheme");
+  app->add_flag("--json", args->json, "print the report as JSON");
+  out.push_back({app, [args] { return run_check(*args); }});
+}
+
+}  // namespace qscheme::cli

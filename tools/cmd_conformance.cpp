@@ -1,0 +1,26 @@
+// `qscheme conformance DIR`: run the ONNX QuantizeLinear/DequantizeLinear node tests in DIR
+// (tools/onnx/conformance.hpp) with both engines under profile onnx and print the table.
+// Exit 0 when every expressible case passes, 3 when one fails, 2 for a bad directory.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "tools/command.hpp"
+#include "tools/onnx/conformance.hpp"
+
+namespace qscheme::cli {
+
+void add_conformance(CLI::App& root, std::vector<Command>& out) {
+  auto dir = std::make_shared<std::string>();
+  CLI::App* app = root.add_subcommand(
+      "conformance", "Run the ONNX QuantizeLinear/DequantizeLinear conformance cases in DIR (profile onnx, both engines)");
+  app->add_option("dir", *dir, "folder of ONNX node-test case folders (test_*/model.onnx, test_data_set_0/)")->required();
+  out.push_back({app, [dir] {
+                   auto r = oracle::run_conformance(*dir);
+                   if (!r) return report(r.status());
+                   std::cout << oracle::conformance_table(*r);
+                   return r->passed() == r->run() ? kExitOk : 3;
+                 }});
+}
+
+}  // namespace qscheme::cli

@@ -1,0 +1,48 @@
+// `qscheme vectors`: export golden vectors (tools/vectors.hpp) for other implementations to test
+// against. Deterministic: the same scheme list always gives byte-identical files.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/command.hpp"
+#include "tools/vectors.hpp"
+
+namespace qscheme::cli {
+namespace {
+
+struct VectorsArgs {
+  std::string out;
+  std::vector<std::string> schemes;
+};
+
+int run_vectors(const VectorsArgs& a) {
+  std::vector<std::string> schemes;
+  // Each --schemes value may hold several schemes separated by ';' (',' occurs inside blocks).
+  for (const std::string& v : a.schemes) {
+    std::size_t pos = 0;
+    while (pos <= v.size()) {
+      const std::size_t semi = v.find(';', pos);
+      const std::string part = v.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+      if (!part.empty()) schemes.push_back(part);
+      if (semi == std::string::npos) break;
+      pos = semi + 1;
+    }
+  }
+  if (schemes.empty()) schemes = oracle::default_vector_schemes();
+  const Status st = oracle::export_vectors(a.out, schemes);
+  if (!st.ok()) return report(st);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_vectors(CLI::App& root, std::vector<Command>& out) {
+  auto args = std::make_shared<VectorsArgs>();
+  CLI::App* app = root.add_subcommand("vectors", "Export golden vectors (inputs, codes, scales, bytes, values)");
+  app->add_option("--out", args->out, "output directory (created if missing)")->required();
+  app->add_option("--schemes", args->schemes,
+                  "schemes or presets, separated by ';' or given as several values (default: presets + a representative set)");
+  out.push_back({app, [args] { return run_vectors(*args); }});
+}
+
+}  // namespace qscheme::cli
