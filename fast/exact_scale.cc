@@ -21,10 +21,22 @@ Grid grid_of(ScaleDtype d) {
 double grid_round_up(double v, const Grid& g) {
   if (!(v > 0)) return g.has_zero ? 0.0 : std::ldexp(1.0, g.emin);
   if (v >= g.max) return g.max;
-  int E = std::ilogb(v);
-  if (E < g.emin) E = g.emin;  // subnormal spacing; or, without subnormals, the least normal
-  const double q = std::ldexp(1.0, E - g.m);
-  const double r = std::ceil(v / q) * q;  // v / q is a power-of-two scaling: exact
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  const int E = static_cast<int>(b >> 52) - 1023;
+  double r;
+  if (E >= g.emin) {
+    // Normal binade of the grid: round the f64 significand up to m bits (a carry moves into the
+    // exponent, which is the next grid value). Exact.
+    const int sh = 52 - g.m;
+    const std::uint64_t low = (std::uint64_t{1} << sh) - 1;
+    b = (b + low) & ~low;
+    std::memcpy(&r, &b, 8);
+  } else {
+    // Subnormal spacing 2^(emin-m) (or, without subnormals, the least normal 2^emin).
+    const double q = std::ldexp(1.0, g.emin - (g.sub ? g.m : 0));
+    r = std::ceil(v / q) * q;  // v / q is a power-of-two scaling: exact
+  }
   return r > g.max ? g.max : r;
 }
 
@@ -54,13 +66,17 @@ bool grid_prev(double c, const Grid& g, double* out) {
 
 namespace {
 
-// Bits of c on a grid with m mantissa bits, exponent bias `bias` (emin = 1 - bias).
+// Bits of c on a grid with m mantissa bits, exponent bias `bias` (emin = 1 - bias). c is a
+// grid value, hence exact in f64; the fields are read from its f64 bits (no libm calls).
 std::uint32_t minifloat_bits(double c, int m, int bias) {
   if (c == 0) return 0;
+  std::uint64_t b;
+  std::memcpy(&b, &c, 8);
+  const int E = static_cast<int>(b >> 52) - 1023;
+  const std::uint64_t sig = (b & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);  // 53 bits
   const int emin = 1 - bias;
-  const int E = std::ilogb(c);
-  if (E < emin) return static_cast<std::uint32_t>(std::ldexp(c, bias - 1 + m));  // subnormal: c / 2^(emin-m)
-  const auto frac = static_cast<std::uint32_t>(std::ldexp(c, m - E)) - (1u << m);
+  if (E < emin) return static_cast<std::uint32_t>(sig >> (52 - m + (emin - E)));  // subnormal field
+  const auto frac = static_cast<std::uint32_t>((sig >> (52 - m)) & ((1u << m) - 1));
   return (static_cast<std::uint32_t>(E + bias) << m) | frac;
 }
 
@@ -83,7 +99,11 @@ std::uint32_t scale_to_bits(double c, ScaleDtype d) {
     case ScaleDtype::f16: return minifloat_bits(c, 10, 15);
     case ScaleDtype::bf16: return minifloat_bits(c, 7, 127);
     case ScaleDtype::ue4m3: return minifloat_bits(c, 3, 7);
-    case ScaleDtype::ue8m0: return static_cast<std::uint32_t>(std::ilogb(c) + 127);
+    case ScaleDtype::ue8m0: {
+      std::uint64_t b;
+      std::memcpy(&b, &c, 8);
+      return static_cast<std::uint32_t>(static_cast<int>(b >> 52) - 1023 + 127);
+    }
   }
   return 0;
 }

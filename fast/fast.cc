@@ -25,12 +25,13 @@ std::atomic<unsigned> g_threads{1};
 
 // Runs fn(begin, end) over [0, n) split into at most threads() contiguous chunks whose
 // boundaries are multiples of `align`. Deterministic: each index is handled by exactly one call.
+// `work` is the number of elements behind the n indices: below 2^15 threads cost more than they save.
 template <class Fn>
-void parallel_chunks(std::uint64_t n, std::uint64_t align, Fn fn) {
+void parallel_chunks(std::uint64_t n, std::uint64_t align, std::uint64_t work, Fn fn) {
   unsigned t = g_threads.load();
   if (align == 0) align = 1;
   const std::uint64_t units = (n + align - 1) / align;
-  if (t <= 1 || units < 2 || n < 4096) {
+  if (t <= 1 || units < 2 || work < (1u << 15)) {
     if (n) fn(std::uint64_t{0}, n);
     return;
   }
@@ -107,26 +108,22 @@ struct Geo {
   }
 };
 
-// Calls fn(x_offset, seg_len, block) for every segment of rows, in parallel by aligned chunks.
-// For a single row, segments are split among threads instead.
+// Calls fn(x_offset, len, first_block) for every row (or, for a single row, for chunks of whole
+// segments of it): the piece covers ceil(len / bw) consecutive blocks starting at first_block.
+// In parallel by chunks of rows aligned to whole blocks when split_aligned (calibration).
 template <class Fn>
-void for_segments(const Geo& g, bool split_aligned, Fn fn) {
+void for_rows(const Geo& g, bool split_aligned, Fn fn) {
   if (g.elements == 0) return;
   if (g.rows == 1) {
     const std::uint64_t nseg = (g.L + g.bw - 1) / g.bw;
-    parallel_chunks(nseg, 1, [&](std::uint64_t sb, std::uint64_t se) {
-      for (std::uint64_t s = sb; s < se; ++s) {
-        const std::uint64_t off = s * g.bw;
-        fn(off, std::min(g.bw, g.L - off), s);
-      }
+    parallel_chunks(nseg, 1, g.elements, [&](std::uint64_t sb, std::uint64_t se) {
+      const std::uint64_t off = sb * g.bw;
+      fn(off, std::min(se * g.bw, g.L) - off, sb);
     });
     return;
   }
-  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, [&](std::uint64_t rb, std::uint64_t re) {
-    for (std::uint64_t r = rb; r < re; ++r) {
-      const std::uint64_t base = g.row_base(r);
-      for (std::uint64_t off = 0, s = 0; off < g.L; off += g.bw, ++s) fn(r * g.L + off, std::min(g.bw, g.L - off), base + s);
-    }
+  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
+    for (std::uint64_t r = rb; r < re; ++r) fn(r * g.L, g.L, g.row_base(r));
   });
 }
 
@@ -189,8 +186,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const std::uint64_t nb = l.scales;
   // Calibration pass: max |x| bits per block (also finds non-finite input).
   std::vector<std::uint32_t> bmax(nb, 0);
-  for_segments(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    kernels::SegmentMaxAbsBits(x + off, len, len, &bmax[b]);
+  for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::SegmentMaxAbsBits(x + off, len, g.bw, &bmax[b]);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -215,15 +212,15 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   if (!given && absmean) {
     sums.resize(nb);
     // Exact sums per block; chunks aligned so that no block is shared between threads.
-    for_segments(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-      for (std::uint64_t i = 0; i < len; ++i) sums[b].add_abs(x[off + i]);
+    for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+      for (std::uint64_t i = 0; i < len; ++i) sums[b + i / g.bw].add_abs(x[off + i]);
     });
   }
   auto alpha_f = [&](std::uint64_t j) { return scalar::f32_from_bits(bmax[j]); };
 
   if (given) {
     for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(given->block[j], grid);
-    if (two) gval = *given->global;
+    if (two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
   } else if (!burn) {
     // exact profile
     if (!two) {
@@ -307,21 +304,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const bool is_float = vi.is_float;
   const int fmt = is_float ? fmt_of(scheme.value) : 0;
   const int sign_code = is_float ? scalar::kMini[fmt].sign : 0;
-  for_segments(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    if (!burn) {
-      const double e = ee[b];
-      if (e == 0) {
-        kernels::QuantizeZeroScale(x + off, len, sign_code, codes + off);
-      } else if (is_float) {
-        kernels::QuantizeExactFloat(x + off, len, e, fmt, codes + off);
-      } else {
-        kernels::QuantizeExactInt(x + off, len, e, vi.lo, vi.hi, codes + off);
-      }
-    } else if (is_float) {
-      kernels::QuantizeBurnFloat(x + off, len, eb[b], fmt, codes + off);
-    } else {
-      kernels::QuantizeBurnInt(x + off, len, eb[b], vi.lo, vi.hi, codes + off);
-    }
+  const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
+  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::QuantizeRow(x + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
+                         mode, vi.lo, vi.hi, fmt, sign_code, codes + off);
   });
   return {};
 }
@@ -397,14 +383,10 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
   const bool exact = q.profile == Profile::exact;
-  for_segments(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    if (exact) {
-      if (vi.is_float) kernels::DequantExactFloat(c + off, len, ee[b], fmt, out + off);
-      else kernels::DequantExactInt(c + off, len, ee[b], out + off);
-    } else {
-      if (vi.is_float) kernels::DequantBurnFloat(c + off, len, eb[b], fmt, out + off);
-      else kernels::DequantBurnInt(c + off, len, eb[b], out + off);
-    }
+  const int mode = (exact ? 0 : 2) + (vi.is_float ? 1 : 0);
+  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    kernels::DequantRow(c + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
+                        mode, fmt, out + off);
   });
   return {};
 }
@@ -441,12 +423,12 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
   const std::int32_t* c = q.codes.data();
   if (l.packed_axis < 0) {
-    parallel_chunks(l.elements, 1 << 16, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
+    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
     return;
   }
   const PackGeo p = pack_geo(l, q.scheme);
   const std::uint32_t mask = (1u << p.bits) - 1;
-  parallel_chunks(p.outer, 1, [&](std::uint64_t ob, std::uint64_t oe) {
+  parallel_chunks(p.outer, 1, l.elements, [&](std::uint64_t ob, std::uint64_t oe) {
     std::vector<std::uint32_t> words(p.inner);
     for (std::uint64_t o = ob; o < oe; ++o) {
       for (std::uint64_t gi = 0; gi < p.groups; ++gi) {

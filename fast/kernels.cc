@@ -30,6 +30,8 @@ HWY_EXPORT(PackWordsImpl);
 HWY_EXPORT(UnpackWordsImpl);
 HWY_EXPORT(FirstInvalidCodeImpl);
 HWY_EXPORT(TargetImpl);
+HWY_EXPORT(QuantizeRowImpl);
+HWY_EXPORT(DequantRowImpl);
 HWY_EXPORT(LanesF32Impl);
 
 namespace {
@@ -135,6 +137,17 @@ void UnpackWords(const std::uint32_t* words, std::size_t inner, std::size_t coun
 std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask) {
   ApplyEnvOnce();
   return HWY_DYNAMIC_DISPATCH(FirstInvalidCodeImpl)(c, n, lo, hi, nan_mask);
+}
+
+void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode, int lo,
+                 int hi, int fmt, int sign_code, std::int32_t* out) {
+  ApplyEnvOnce();
+  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, eb, mode, lo, hi, fmt, sign_code, out);
+}
+void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode,
+                int fmt, float* out) {
+  ApplyEnvOnce();
+  HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, mode, fmt, out);
 }
 
 std::string CurrentTarget() {

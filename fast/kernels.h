@@ -58,6 +58,15 @@ void UnpackWords(const std::uint32_t* words, std::size_t inner, std::size_t coun
 // First i with c[i] outside [lo, hi] or (nan_mask && (c[i] & nan_mask) == nan_mask); n if none.
 std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask);
 
+// A row of L elements crossing ceil(L/bw) blocks; segment s uses ee[s] (modes 0 exact int,
+// 1 exact float; ee[s] == 0 writes zero codes with x's sign, sign_code as QuantizeZeroScale) or
+// eb[s] (modes 2 burn int, 3 burn float). Same results as the per-segment kernels.
+void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode, int lo,
+                 int hi, int fmt, int sign_code, std::int32_t* out);
+// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 burn int, 3 burn float).
+void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode,
+                int fmt, float* out);
+
 // ---- target control ----
 // Name of the target the kernels dispatch to now (e.g. "AVX2").
 std::string CurrentTarget();

@@ -364,3 +364,54 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
     });
   });
 }
+
+BOOST_AUTO_TEST_CASE(whole_row_kernels) {
+  // QuantizeRow / DequantRow against the scalar twins applied segment by segment, segment widths
+  // below, at and above the vector width, with a zero exact scale in the mix.
+  ForEachTarget([] {
+    ForEachLenMis([](std::size_t len, std::size_t mis) {
+      const std::size_t N = k::LanesF32();
+      for (std::size_t bw : {std::size_t{1}, N / 2 + 1, N, 2 * N + 3, len}) {
+        if (bw == 0) continue;
+        const std::size_t ns = (len + bw - 1) / bw;
+        std::vector<double> ee(ns);
+        std::vector<float> eb(ns);
+        for (std::size_t s = 0; s < ns; ++s) {
+          ee[s] = s % 4 == 1 ? 0.0 : ExactScales()[s % ExactScales().size()];
+          eb[s] = BurnScales()[s % BurnScales().size()];
+        }
+        const auto buf = Inputs(0.25, len + mis, static_cast<std::uint32_t>(len * 3 + bw));
+        const float* x = buf.data() + mis;
+        for (int mode = 0; mode < 4; ++mode) {
+          const int fmt = 1;
+          const int sign = (mode % 2) ? 0x80 : 0;
+          std::vector<std::int32_t> a(len), b(len);
+          k::QuantizeRow(x, len, bw, ee.data(), eb.data(), mode, -8, 7, fmt, sign, a.data());
+          for (std::size_t s = 0; s < ns; ++s) {
+            const std::size_t off = s * bw, cnt = std::min(bw, len - off);
+            for (std::size_t i = 0; i < cnt; ++i) {
+              const float v = x[off + i];
+              std::int32_t& o = b[off + i];
+              if (mode < 2 && ee[s] == 0) o = std::signbit(v) ? sign : 0;
+              else if (mode == 0) sc::quantize_exact_int(&v, 1, ee[s], -8, 7, &o);
+              else if (mode == 1) sc::quantize_exact_float(&v, 1, ee[s], fmt, &o);
+              else if (mode == 2) sc::quantize_burn_int(&v, 1, eb[s], -8, 7, &o);
+              else sc::quantize_burn_float(&v, 1, eb[s], fmt, &o);
+            }
+          }
+          BOOST_TEST_CONTEXT("bw " << bw << " mode " << mode) { EXPECT_SAME(a.data(), b.data(), len, x); }
+          std::vector<float> da(len), db(len);
+          k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), mode, fmt, da.data());
+          for (std::size_t s = 0; s < ns; ++s) {
+            const std::size_t off = s * bw, cnt = std::min(bw, len - off);
+            if (mode == 0) sc::dequant_exact_int(a.data() + off, cnt, ee[s], db.data() + off);
+            else if (mode == 1) sc::dequant_exact_float(a.data() + off, cnt, ee[s], fmt, db.data() + off);
+            else if (mode == 2) sc::dequant_burn_int(a.data() + off, cnt, eb[s], db.data() + off);
+            else sc::dequant_burn_float(a.data() + off, cnt, eb[s], fmt, db.data() + off);
+          }
+          BOOST_TEST_CONTEXT("dequant bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
+        }
+      }
+    });
+  });
+}

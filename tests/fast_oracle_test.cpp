@@ -170,7 +170,6 @@ std::vector<std::uint64_t> BlockOf(const qscheme::Layout& l) {
   return out;
 }
 
-std::uint32_t DtypeBitsOf(std::uint32_t b, ScaleDtype d) { return d == ScaleDtype::f32 ? b : b; }
 
 OracleOut OracleQuantize(const qscheme::Scheme& s, const qscheme::Layout& l, const std::vector<float>& x,
                          qscheme::Calibration cal, const qscheme::GivenScales* given) {

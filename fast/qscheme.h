@@ -1,0 +1,89 @@
+/* C API of the qscheme fast engine. Plain C: status codes, caller-owned buffers, no exception
+ * crosses it, no allocation is handed to the caller. Schemes are given in qscheme's text syntax
+ * (e.g. "q4s:packed-u32(0):block[32]=f16"). Tensors travel as Burn's serialized bytes:
+ * [values][scales][f32 global], little-endian (qscheme_fast_bytes_size() gives the length).
+ *
+ * On any error the output buffers are left untouched. *err_index (when err_index is not NULL)
+ * receives the element/scale index of the error, or UINT64_MAX. */
+#ifndef QSCHEME_FAST_QSCHEME_H_
+#define QSCHEME_FAST_QSCHEME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes; the values equal qscheme::ErrorCode's and never change. */
+typedef enum qscheme_status {
+  QSCHEME_OK = 0,
+  QSCHEME_MALFORMED_SCHEME = 1,
+  QSCHEME_MALFORMED_BINARY_SCHEME = 2,
+  QSCHEME_UNSUPPORTED_BINARY_VERSION = 3,
+  QSCHEME_LOOKUP_TABLE_MISSING = 4,
+  QSCHEME_PACKED_NATIVE_UNSUPPORTED = 5,
+  QSCHEME_ZERO_BLOCK_EXTENT = 6,
+  QSCHEME_TWO_LEVEL_BLOCK_DTYPE = 7,
+  QSCHEME_TWO_LEVEL_GLOBAL_DTYPE = 8,
+  QSCHEME_RANK_TOO_LARGE = 9,
+  QSCHEME_PACKING_DIM_OUT_OF_RANGE = 10,
+  QSCHEME_BLOCK_RANK_EXCEEDS_TENSOR = 11,
+  QSCHEME_SHAPE_OVERFLOW = 12,
+  QSCHEME_NON_FINITE_INPUT = 13,
+  QSCHEME_INVALID_SCALE = 14,
+  QSCHEME_ZERO_SCALE_NONZERO_INPUT = 15,
+  QSCHEME_SIZE_MISMATCH = 16,       /* also: an output buffer too short (see out_len) */
+  QSCHEME_CORRUPT_BYTES = 17,
+  QSCHEME_UNSUPPORTED_NPY = 18,
+  QSCHEME_UNSUPPORTED_PROFILE = 19,
+  QSCHEME_INVALID_ARGUMENT = 20,    /* NULL pointer, unknown enum value */
+  QSCHEME_IO_ERROR = 21,
+  QSCHEME_INTERNAL = 22             /* a bug (or out of memory) */
+} qscheme_status;
+
+typedef enum qscheme_profile { QSCHEME_PROFILE_EXACT = 0, QSCHEME_PROFILE_BURN = 1 } qscheme_profile;
+typedef enum qscheme_calibration { QSCHEME_CALIBRATION_MINMAX = 0, QSCHEME_CALIBRATION_ABSMEAN = 1 } qscheme_calibration;
+
+typedef struct qscheme_quantize_options {
+  int profile;          /* qscheme_profile */
+  int calibration;      /* qscheme_calibration */
+  /* Given scales: NULL to calibrate. Otherwise given_count block scales (one per innermost
+   * scale, row-major) and, for a two-level scheme, has_global = 1 and global_scale. */
+  const float* given_scales;
+  size_t given_count;
+  int has_global;
+  float global_scale;
+} qscheme_quantize_options;
+
+/* Stable kebab-case name of a status ("corrupt-bytes"); "unknown" for other values. */
+const char* qscheme_status_name(int status);
+
+/* Number of serialized bytes of a tensor of `shape` (rank entries) under `scheme`. */
+int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t rank, size_t* bytes,
+                            uint64_t* err_index);
+
+/* Quantizes n floats and writes the serialized bytes to out[0..out_cap). *out_len receives the
+ * byte count (also when out_cap is too small: then QSCHEME_SIZE_MISMATCH and out untouched).
+ * options may be NULL (exact profile, minmax). */
+int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank, const float* x, size_t n,
+                          const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,
+                          uint64_t* err_index);
+
+/* Decodes serialized bytes and dequantizes them under `profile` into out[0..out_cap) floats;
+ * *out_len receives the element count. */
+int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
+                            size_t len, int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index);
+
+/* Threads for the fast engine (0 = hardware concurrency). Output never depends on it. */
+int qscheme_fast_set_threads(unsigned n);
+/* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */
+int qscheme_fast_set_target(const char* name);
+/* Name of the target in use; a static string. */
+const char* qscheme_fast_current_target(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QSCHEME_FAST_QSCHEME_H_ */

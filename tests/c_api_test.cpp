@@ -1,0 +1,112 @@
+// The C API (fast/qscheme.h): status codes, null pointers, short buffers, rejected tuples, and
+// outputs left untouched on every error; success matches the C++ engine byte for byte.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "fast/qscheme.h"
+#include "scheme/text.hpp"
+
+namespace {
+constexpr std::uint8_t kSentinel = 0xA5;
+bool Untouched(const std::vector<std::uint8_t>& v) {
+  for (auto b : v) {
+    if (b != kSentinel) return false;
+  }
+  return true;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(round_trip_matches_cpp) {
+  const char* scheme = "q4s:packed-u32(0):block[8]=f16";
+  const std::uint64_t shape[] = {3, 10};
+  std::vector<float> x(30);
+  for (int i = 0; i < 30; ++i) x[i] = std::sin(static_cast<float>(i)) * 3;
+  std::size_t need = 0;
+  std::uint64_t idx = 0;
+  BOOST_TEST(qscheme_fast_bytes_size(scheme, shape, 2, &need, &idx) == QSCHEME_OK);
+  std::vector<std::uint8_t> out(need);
+  std::size_t len = 0;
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
+  BOOST_TEST(len == need);
+  BOOST_TEST(idx == UINT64_MAX);
+  const auto s = qscheme::parse_scheme(scheme).value();
+  const auto q = qscheme::fast::quantize(s, std::vector<std::uint64_t>{3, 10}, x).value();
+  BOOST_TEST((qscheme::fast::encode(q).value() == out));
+  std::vector<float> d(30);
+  std::size_t dn = 0;
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 2, out.data(), out.size(), QSCHEME_PROFILE_EXACT, d.data(), d.size(), &dn, &idx) == QSCHEME_OK);
+  BOOST_TEST(dn == 30u);
+  BOOST_TEST((d == qscheme::fast::dequantize(q).value()));
+
+  qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f};
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
+  const float given[] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  o.given_scales = given;
+  o.given_count = 6;
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
+}
+
+BOOST_AUTO_TEST_CASE(errors_leave_outputs_untouched) {
+  const char* scheme = "q8s:block[4]=f32";
+  const std::uint64_t shape[] = {8};
+  std::vector<float> x(8, 1.0f);
+  std::vector<std::uint8_t> out(64, kSentinel);
+  std::size_t len = 12345;
+  std::uint64_t idx = 0;
+  // Null pointers.
+  BOOST_TEST(qscheme_fast_quantize(nullptr, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_quantize(scheme, nullptr, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, nullptr, 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, nullptr, out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), nullptr, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_bytes_size(scheme, shape, 1, nullptr, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(len == 12345u);
+  BOOST_TEST(Untouched(out));
+  // Bad option values.
+  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f};
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, &o, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  // Short buffer: size reported, buffer untouched.
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), 9, &len, &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(len == 16u);  // 8 values + 2 f32 scales
+  BOOST_TEST(Untouched(out));
+  // Rejected tuples and inputs, with their codes and indices.
+  BOOST_TEST(qscheme_fast_quantize("q8s:nonsense", shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_MALFORMED_SCHEME);
+  BOOST_TEST(qscheme_fast_quantize("q4s:packed-native(0)", shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_PACKED_NATIVE_UNSUPPORTED);
+  BOOST_TEST(qscheme_fast_quantize("q8s:block[4]=f32:tensor=f32", shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_TWO_LEVEL_BLOCK_DTYPE);
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 7, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_SIZE_MISMATCH);
+  x[6] = NAN;
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) == QSCHEME_NON_FINITE_INPUT);
+  BOOST_TEST(idx == 6u);
+  BOOST_TEST(Untouched(out));
+  BOOST_TEST(std::string(qscheme_status_name(QSCHEME_NON_FINITE_INPUT)) == "non-finite-input");
+  BOOST_TEST(std::string(qscheme_status_name(999)) == "unknown");
+
+  // Dequantize: corrupt bytes, wrong length, bad profile; output untouched.
+  std::vector<std::uint8_t> b(16, 0);
+  b[2] = 0x80;  // -128 in q8s
+  std::vector<float> d(8, 42.0f);
+  std::size_t dn = 777;
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), b.size(), 0, d.data(), d.size(), &dn, &idx) == QSCHEME_CORRUPT_BYTES);
+  BOOST_TEST(idx == 2u);
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), 15, 0, d.data(), d.size(), &dn, &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), b.size(), 5, d.data(), d.size(), &dn, &idx) == QSCHEME_INVALID_ARGUMENT);
+  b[2] = 0;
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), b.size(), 0, d.data(), 4, &dn, &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(dn == 8u);
+  for (float f : d) BOOST_TEST(f == 42.0f);
+}
+
+BOOST_AUTO_TEST_CASE(targets_and_threads) {
+  BOOST_TEST(qscheme_fast_set_threads(2) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_set_threads(1) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_set_target("NOPE") == QSCHEME_INVALID_ARGUMENT);
+  const std::string t = qscheme_fast_current_target();
+  BOOST_TEST(qscheme_fast_set_target(t.c_str()) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_set_target(nullptr) == QSCHEME_OK);
+  BOOST_TEST(std::string(qscheme_fast_current_target()) == t);
+}

@@ -1,0 +1,299 @@
+// fast/ engine behaviour beyond the arithmetic: error codes and their order, serialized bytes
+// against an independent element-by-element packer over tuple_space() x shape_set(), round
+// trips, corruption detection, thread-count independence and the target API.
+#include <boost/test/unit_test.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "fast/kernels.h"
+#include "hwy/targets.h"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+
+namespace fast = qscheme::fast;
+using qscheme::ErrorCode;
+
+namespace {
+
+qscheme::Scheme S(const char* text) { return qscheme::parse_scheme(text).value(); }
+
+std::uint32_t Bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+std::vector<float> Random(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> v(n);
+  for (auto& f : v) f = std::uniform_real_distribution<float>(-4, 4)(rng);
+  if (n > 2) v[n / 2] = -0.0f;
+  return v;
+}
+
+// Independent packer: element i goes to storage element (coords with the packed coordinate
+// divided by nq), slot (packed coordinate mod nq), then little-endian serialization.
+std::vector<std::uint8_t> ExpectedBytes(const qscheme::QuantizedTensor& q, const qscheme::Layout& l) {
+  std::vector<std::uint8_t> out(l.total_bytes, 0);
+  const int bits = qscheme::info(q.scheme.value).bits;
+  if (l.packed_axis < 0) {
+    for (std::size_t i = 0; i < q.codes.size(); ++i) out[i] = static_cast<std::uint8_t>(q.codes[i]);
+  } else {
+    const std::size_t R = l.shape.size();
+    std::vector<std::uint64_t> sshape = l.shape;
+    sshape[l.packed_axis] = (l.shape[l.packed_axis] + l.codes_per_storage_element - 1) / l.codes_per_storage_element;
+    std::vector<std::uint32_t> words(l.storage_elements, 0);
+    for (std::uint64_t i = 0; i < l.elements; ++i) {
+      std::uint64_t rem = i, sidx = 0, stride = 1;
+      std::uint64_t slot = 0;
+      for (std::size_t d = R; d-- > 0;) {
+        std::uint64_t c = rem % l.shape[d];
+        rem /= l.shape[d];
+        if (static_cast<int>(d) == l.packed_axis) {
+          slot = c % l.codes_per_storage_element;
+          c /= l.codes_per_storage_element;
+        }
+        sidx += c * stride;
+        stride *= sshape[d];
+      }
+      words[sidx] |= (static_cast<std::uint32_t>(q.codes[i]) & ((1u << bits) - 1)) << (slot * bits);
+    }
+    for (std::uint64_t w = 0; w < l.storage_elements; ++w) {
+      for (int b = 0; b < l.storage_element_bytes; ++b) out[w * l.storage_element_bytes + b] = static_cast<std::uint8_t>(words[w] >> (8 * b));
+    }
+  }
+  const int sb = qscheme::info(q.scheme.scale_dtype()).bytes;
+  for (std::size_t j = 0; j < q.scale_bits.size(); ++j) {
+    for (int b = 0; b < sb; ++b) out[l.value_bytes + j * sb + b] = static_cast<std::uint8_t>(q.scale_bits[j] >> (8 * b));
+  }
+  if (q.global_bits) {
+    for (int b = 0; b < 4; ++b) out[l.value_bytes + l.scale_bytes + b] = static_cast<std::uint8_t>(*q.global_bits >> (8 * b));
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(error_codes) {
+  const std::vector<std::uint64_t> shape{2, 8};
+  const auto x = Random(16, 1);
+  // validate() errors pass through.
+  BOOST_TEST((fast::quantize(S("q4s:packed-native(0)"), shape, x).status().code() == ErrorCode::packed_native_unsupported));
+  BOOST_TEST((fast::quantize(S("q8s:packed-u32(2)"), shape, x).status().code() == ErrorCode::packing_dim_out_of_range));
+  // size mismatch.
+  BOOST_TEST((fast::quantize(S("q8s"), shape, std::vector<float>(15)).status().code() == ErrorCode::size_mismatch));
+  // non-finite: index of the first bad element.
+  auto bad = x;
+  bad[9] = NAN;
+  bad[12] = INFINITY;
+  const auto r = fast::quantize(S("q8s:block[4]=f32"), shape, bad);
+  BOOST_TEST((r.status().code() == ErrorCode::non_finite_input));
+  BOOST_TEST(r.status().index() == 9u);
+  bad[3] = -INFINITY;
+  BOOST_TEST(fast::quantize(S("q8s"), shape, bad).status().index() == 3u);
+  // given scales: count, global presence, validity, zero scale.
+  qscheme::QuantizeOptions o;
+  o.scales = qscheme::GivenScales{{1.0f, 1.0f, 1.0f}, std::nullopt};
+  BOOST_TEST((fast::quantize(S("q8s:block[8]=f32"), shape, x, o).status().code() == ErrorCode::size_mismatch));
+  o.scales = qscheme::GivenScales{{1.0f, 1.0f}, 1.0f};
+  BOOST_TEST((fast::quantize(S("q8s:block[8]=f32"), shape, x, o).status().code() == ErrorCode::size_mismatch));
+  o.scales = qscheme::GivenScales{{1.0f, 1.0f}, std::nullopt};
+  BOOST_TEST((fast::quantize(S("q8s:block[8]=ue4m3:tensor=f32"), shape, x, o).status().code() == ErrorCode::size_mismatch));
+  o.scales = qscheme::GivenScales{{1.0f, -1.0f}, std::nullopt};
+  auto rr = fast::quantize(S("q8s:block[8]=f32"), shape, x, o);
+  BOOST_TEST((rr.status().code() == ErrorCode::invalid_scale));
+  BOOST_TEST(rr.status().index() == 1u);
+  o.scales = qscheme::GivenScales{{1.0f, NAN}, std::nullopt};
+  BOOST_TEST((fast::quantize(S("q8s:block[8]=f32"), shape, x, o).status().code() == ErrorCode::invalid_scale));
+  o.scales = qscheme::GivenScales{{1.0f, 0.0f}, std::nullopt};
+  rr = fast::quantize(S("q8s:block[8]=f32"), shape, x, o);
+  BOOST_TEST((rr.status().code() == ErrorCode::zero_scale_nonzero_input));
+  BOOST_TEST(rr.status().index() == 1u);
+  // ... but not over an all-zero block, and not under burn (0.1 substitute).
+  std::vector<float> z = x;
+  for (int i = 8; i < 16; ++i) z[i] = (i % 2) ? -0.0f : 0.0f;
+  const auto qz = fast::quantize(S("e4m3:block[8]=f32"), shape, z, o);
+  BOOST_TEST_REQUIRE(qz.ok());
+  BOOST_TEST(qz->codes[9] == 0x80);  // -0 keeps its sign
+  BOOST_TEST(qz->codes[8] == 0);
+  o.profile = qscheme::Profile::burn;
+  BOOST_TEST(fast::quantize(S("q8s:block[8]=f32"), shape, x, o).ok());
+  // burn: absmean over two levels; 2*alpha overflow.
+  qscheme::QuantizeOptions b;
+  b.profile = qscheme::Profile::burn;
+  b.calibration = qscheme::Calibration::absmean;
+  BOOST_TEST((fast::quantize(S("q8s:block[8]=ue4m3:tensor=f32"), shape, x, b).status().code() == ErrorCode::unsupported_profile));
+  b.calibration = qscheme::Calibration::minmax;
+  auto big = x;
+  big[0] = FLT_MAX;
+  BOOST_TEST((fast::quantize(S("q8s"), shape, big, b).status().code() == ErrorCode::unsupported_profile));
+  BOOST_TEST(fast::quantize(S("q8s"), shape, big).ok());  // exact has no such limit
+}
+
+BOOST_AUTO_TEST_CASE(dequantize_and_decode_reject_corrupt_input) {
+  const std::vector<std::uint64_t> shape{2, 8};
+  const auto q = fast::quantize(S("q8s:block[8]=ue4m3:tensor=f32"), shape, Random(16, 2)).value();
+  auto c = q;
+  c.codes[5] = -128;
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(fast::dequantize(c).status().index() == 5u);
+  BOOST_TEST((fast::encode(c).status().code() == ErrorCode::corrupt_bytes));
+  c = q;
+  c.scale_bits[1] = 0x80;  // ue4m3 sign bit
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::corrupt_bytes));
+  c = q;
+  c.global_bits = Bits(-1.0f);
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::corrupt_bytes));
+  c = q;
+  c.scale_bits.pop_back();
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::size_mismatch));
+  c = q;
+  c.global_bits.reset();
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::size_mismatch));
+
+  auto bytes = fast::encode(q).value();
+  BOOST_TEST((fast::decode(q.scheme, shape, std::span(bytes.data(), bytes.size() - 1)).status().code() == ErrorCode::size_mismatch));
+  bytes[3] = 0x80;  // -128
+  BOOST_TEST((fast::decode(q.scheme, shape, bytes).status().code() == ErrorCode::corrupt_bytes));
+  // e4m3 NaN, e5m2 inf, native q4 with a non-canonical high nibble, e2m1 native high nibble,
+  // non-zero padding, ue8m0 0xFF, f16 inf scale.
+  struct Case {
+    const char* scheme;
+    std::vector<std::uint64_t> shape;
+    std::size_t at;
+    std::uint8_t byte;
+  };
+  const Case cases[] = {
+      {"e4m3", {4}, 1, 0x7F},
+      {"e4m3", {4}, 1, 0xFF},
+      {"e5m2", {4}, 2, 0x7C},
+      {"e5m2", {4}, 2, 0xFE},
+      {"q4s", {4}, 0, 0x0F},
+      {"q4f", {4}, 0, 0x08},
+      {"q2s", {4}, 0, 0xFE},
+      {"e2m1", {4}, 3, 0x10},
+      {"q4s:packed-u32(0)", {3}, 1, 0x10},         // padding nibble of element 3
+      {"e2m1:packed-native(0)", {3}, 1, 0x10},     // padding high nibble
+      {"q8s:packed-u32(1)", {3, 2}, 4, 0x00},      // placeholder: no corruption (checked ok)
+      {"q8s:block[4]=ue8m0", {4}, 4, 0xFF},
+      {"q8s:block[4]=f16", {4}, 5, 0x7C},
+  };
+  for (const Case& cs : cases) {
+    BOOST_TEST_CONTEXT(cs.scheme) {
+      const auto s = S(cs.scheme);
+      const auto l = qscheme::make_layout(s, cs.shape).value();
+      std::vector<float> zeros(l.elements, 0.0f);
+      auto ok = fast::encode(fast::quantize(s, cs.shape, zeros).value()).value();
+      BOOST_TEST(fast::decode(s, cs.shape, ok).ok());
+      ok[cs.at] = cs.byte;
+      const auto r = fast::decode(s, cs.shape, ok);
+      if (cs.byte == 0x00) {
+        BOOST_TEST(r.ok());
+      } else {
+        BOOST_TEST((r.status().code() == ErrorCode::corrupt_bytes));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bytes_match_an_independent_packer_and_round_trip) {
+  std::size_t n = 0;
+  for (const auto& s : qscheme::tuple_space()) {
+    for (const auto& shape : qscheme::shape_set()) {
+      const auto l = qscheme::make_layout(s, shape);
+      if (!l.ok()) continue;
+      if (l->elements > 1000 && n % 7 != 0) continue;
+      const auto x = Random(l->elements, static_cast<std::uint32_t>(n));
+      const auto q = fast::quantize(s, shape, x);
+      BOOST_TEST_REQUIRE(q.ok(), qscheme::format_scheme(s) << ": " << q.status().to_string());
+      const auto b = fast::encode(*q);
+      BOOST_TEST_REQUIRE(b.ok());
+      BOOST_TEST_CONTEXT(qscheme::format_scheme(s) << " rank " << shape.size()) {
+        BOOST_TEST(b->size() == l->total_bytes);
+        BOOST_TEST((*b == ExpectedBytes(*q, *l)));
+        const auto back = fast::decode(s, shape, *b);
+        BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+        BOOST_TEST((*back == *q));
+        BOOST_TEST((fast::encode(*back).value() == *b));
+      }
+      ++n;
+    }
+  }
+  BOOST_TEST(n > 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(output_does_not_depend_on_threads) {
+  // Above the 2^15-element threshold for threads; rank 3, plus a rank-1 tensor (split by segments).
+  for (const std::vector<std::uint64_t>& shape : {std::vector<std::uint64_t>{4, 60, 161}, std::vector<std::uint64_t>{100003}}) {
+  const auto x = Random(shape.size() == 3 ? 4 * 60 * 161 : 100003, 9);
+  const char* schemes[] = {"q8s:block[32]=f16", "q4f:packed-u32(0):block[4,4]=ue4m3:tensor=f32", "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32",
+                           "e4m3", "q8f:block[2,3,5]=bf16", "q2s:packed-u32(0):block[255]=ue8m0"};
+  for (const char* t : schemes) {
+    for (auto cal : {qscheme::Calibration::minmax, qscheme::Calibration::absmean}) {
+      for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
+        BOOST_TEST_CONTEXT(t << " " << qscheme::to_string(cal) << " " << qscheme::to_string(prof)) {
+          qscheme::QuantizeOptions o;
+          o.calibration = cal;
+          o.profile = prof;
+          fast::set_threads(1);
+          const auto a = fast::quantize(S(t), shape, x, o);
+          if (!a.ok()) {
+            BOOST_TEST((a.status().code() == ErrorCode::unsupported_profile ||
+                        a.status().code() == ErrorCode::block_rank_exceeds_tensor));
+            continue;
+          }
+          const auto da = fast::dequantize(*a).value();
+          const auto ba = fast::encode(*a).value();
+          for (unsigned th : {2u, 3u, 8u}) {
+            fast::set_threads(th);
+            BOOST_TEST(fast::threads() == th);
+            const auto q = fast::quantize(S(t), shape, x, o);
+            BOOST_TEST_REQUIRE(q.ok());
+            BOOST_TEST((*q == *a));
+            BOOST_TEST((fast::dequantize(*q).value() == da));
+            BOOST_TEST((fast::encode(*q).value() == ba));
+          }
+          fast::set_threads(1);
+        }
+      }
+    }
+  }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(target_api) {
+  const auto names = fast::available_targets();
+  BOOST_TEST_REQUIRE(!names.empty());
+  const auto x = Random(1000, 4);
+  const auto ref = fast::quantize(S("e4m3:block[32]=ue4m3:tensor=f32"), std::vector<std::uint64_t>{1000}, x).value();
+  for (const auto& n : names) {
+    BOOST_TEST(fast::set_target(n));
+    BOOST_TEST(fast::current_target() == n);
+    BOOST_TEST((fast::quantize(S("e4m3:block[32]=ue4m3:tensor=f32"), std::vector<std::uint64_t>{1000}, x).value() == ref));
+  }
+  BOOST_TEST(!fast::set_target("NEON"));
+  BOOST_TEST(fast::set_target(""));
+  BOOST_TEST(fast::current_target() == names.front());
+}
+
+BOOST_AUTO_TEST_CASE(lower_level_entry_points) {
+  const auto s = S("q4s:block[8]=f16");
+  const std::vector<std::uint64_t> shape{3, 8};
+  const auto x = Random(24, 5);
+  std::vector<std::int32_t> codes(24);
+  std::vector<std::uint32_t> sb(3);
+  BOOST_TEST(fast::quantize_into(s, shape, x.data(), x.size(), {}, codes.data(), sb.data(), nullptr).ok());
+  const auto q = fast::quantize(s, shape, x).value();
+  BOOST_TEST(codes == q.codes);
+  BOOST_TEST(sb == q.scale_bits);
+  std::vector<float> out(24);
+  BOOST_TEST(fast::dequantize_into(q, out.data(), out.size()).ok());
+  BOOST_TEST((out == fast::dequantize(q).value()));
+  BOOST_TEST((fast::dequantize_into(q, out.data(), 23).code() == ErrorCode::size_mismatch));
+}
