@@ -178,6 +178,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
                                                : "a one-level scheme takes no global scale");
     }
+    // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
+    QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   }
   if (!given && burn && absmean && two) {
     return err(ErrorCode::unsupported_profile, "the burn profile has no absmean calibration over two levels");
@@ -196,7 +198,6 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       return err(ErrorCode::non_finite_input, "x[" + std::to_string(i) + "] is NaN or infinite", i);
     }
   }
-  if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
 
   const ValueInfo& vi = info(scheme.value);
   const ScaleDtype sd = scheme.scale_dtype();
@@ -296,6 +297,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     const float gf = static_cast<float>(gval);
     for (std::uint64_t j = 0; j < nb; ++j) {
       const float e = two ? gf * static_cast<float>(stored[j]) : static_cast<float>(stored[j]);
+      if (std::isinf(e)) {  // docs/SEMANTICS.md section 1 step 6, as reference/scales.cpp
+        return err(ErrorCode::unsupported_profile,
+                   "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's arithmetic", j);
+      }
       eb[j] = e == 0 ? 0.1f : e;
     }
   }
@@ -426,6 +431,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
     parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
     return;
   }
+  if (l.elements == 0) return;  // no words: memcpy from an empty vector's null data() is UB
   const PackGeo p = pack_geo(l, q.scheme);
   const std::uint32_t mask = (1u << p.bits) - 1;
   parallel_chunks(p.outer, 1, l.elements, [&](std::uint64_t ob, std::uint64_t oe) {
@@ -461,6 +467,7 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
     kernels::BytesToCodes(in, l.elements, is_signed, c);
     return kNoIndex;
   }
+  if (l.elements == 0) return kNoIndex;  // no words: memcpy into an empty vector's null data() is UB
   const PackGeo p = pack_geo(l, s);
   std::size_t bad = kNoIndex;
   std::vector<std::uint32_t> words(p.inner);

@@ -17,9 +17,9 @@ namespace qscheme::fast {
 
 // Quantizes row-major f32 `x` of `shape` under `scheme`. Errors, checked in this order: every
 // validate() error; size-mismatch (x.size() != element count; given scales of the wrong count or
-// a global present/absent against the scheme's levels); unsupported-profile (burn + absmean over
-// two levels, when calibrating); non-finite-input (index = first bad element); invalid-scale
-// (index = scale, the global's index is the block-scale count); unsupported-profile (burn: 2*alpha
+// a global present/absent against the scheme's levels); invalid-scale (index = scale, the
+// global's index is the block-scale count); unsupported-profile (burn + absmean over two levels,
+// when calibrating); non-finite-input (index = first bad element); unsupported-profile (burn: 2*alpha
 // overflows f32; index = block); zero-scale-nonzero-input (exact, index = block).
 Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
                                  const QuantizeOptions& options = {});
