@@ -382,6 +382,12 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   std::vector<double> ee;
   std::vector<float> eb;
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  for (std::size_t j = 0; j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
+    if (std::isinf(eb[j])) {
+      return err(ErrorCode::unsupported_profile,
+                 "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's arithmetic", j);
+    }
+  }
   if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   const Geo g(l);
   const ValueInfo& vi = info(q.scheme.value);
