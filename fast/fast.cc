@@ -190,6 +190,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
                                                : "a one-level scheme takes no global scale");
     }
+    // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
+    QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   }
   if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   if (!given && burn && absmean && two) {
@@ -462,6 +464,12 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   std::vector<double> ee;
   std::vector<float> eb;
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  for (std::size_t j = 0; j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
+    if (std::isinf(eb[j])) {
+      return err(ErrorCode::unsupported_profile,
+                 "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's arithmetic", j);
+    }
+  }
   if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   const Geo g(l);
   const ValueInfo& vi = info(q.scheme.value);
@@ -512,6 +520,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
     parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
     return;
   }
+  if (l.elements == 0) return;  // no words: memcpy from an empty vector's null data() is UB
   const PackGeo p = pack_geo(l, q.scheme);
   const std::uint32_t mask = (1u << p.bits) - 1;
   parallel_chunks(p.outer, 1, l.elements, [&](std::uint64_t ob, std::uint64_t oe) {
@@ -556,6 +565,7 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
     kernels::BytesToCodes(in, l.elements, is_signed, c);
     return kNoIndex;
   }
+  if (l.elements == 0) return kNoIndex;  // no words: memcpy into an empty vector's null data() is UB
   const PackGeo p = pack_geo(l, s);
   std::size_t bad = kNoIndex;
   std::vector<std::uint32_t> words(p.inner);

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "hwy/highway.h"
 
@@ -321,6 +322,18 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const 
   return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
 }
 
+// DemoteTo f64 -> f32 with IEEE overflow to infinity. Highway's EMU128 (and SCALAR) DemoteTo
+// saturates at +-FLT_MAX instead; round-to-nearest-even overflows from |v| >= 2^128 - 2^103
+// (FLT_MAX plus half an ulp), which is where the reference gives +-inf. The mask is carried
+// across lane widths as a 0/1 value, since RebindMask needs equal lane sizes.
+template <class DF, class DD>
+HWY_INLINE hn::Vec<DF> DemoteToF32Overflowing(DF df, DD dd, hn::Vec<DD> v) {
+  const auto d = hn::DemoteTo(df, v);
+  const auto over = hn::IfThenElseZero(hn::Ge(hn::Abs(v), hn::Set(dd, 0x1.ffffffp+127)), hn::Set(dd, 1.0));
+  const auto inf = hn::CopySign(hn::Set(df, std::numeric_limits<float>::infinity()), d);
+  return hn::IfThenElse(hn::Gt(hn::DemoteTo(df, over), hn::Zero(df)), inf, d);
+}
+
 HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, double e,
                                       float* HWY_RESTRICT out) {
   const hn::ScalableTag<double> dd;
@@ -334,7 +347,7 @@ HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::s
                                                           hn::Set(df, static_cast<float>(e))))), df, dst);
     (void)ve;
 #else
-    hn::StoreU(hn::DemoteTo(df, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
+    hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
 #endif
   };
   ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
@@ -357,7 +370,7 @@ HWY_NOINLINE void DequantExactFloatImpl(const std::int32_t* HWY_RESTRICT c, std:
   const auto ve = hn::Set(dd, e);
   auto one = [&](const std::int32_t* src, float* dst) {
     const auto v = MiniValue(di, hn::LoadU(di, src), mp);
-    hn::StoreU(hn::DemoteTo(df, hn::Mul(hn::PromoteTo(dd, v), ve)), df, dst);
+    hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(hn::PromoteTo(dd, v), ve)), df, dst);
   };
   ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
                 [&](std::size_t i, std::size_t r) {

@@ -24,6 +24,20 @@
 
 namespace qscheme::fuzz {
 
+// QSCHEME_FUZZ_TRACE=1 in the environment makes the targets print one line per input saying
+// which path it took (to check that a seed corpus reaches the success paths).
+inline bool trace_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("QSCHEME_FUZZ_TRACE");
+    return v != nullptr && v[0] != '\0' && v[0] != '0';
+  }();
+  return on;
+}
+#define FUZZ_TRACE(...)                                                 \
+  do {                                                                  \
+    if (::qscheme::fuzz::trace_enabled()) std::fprintf(stderr, __VA_ARGS__); \
+  } while (0)
+
 // Splits an input into a payload (from the front) and parameters (from the back).
 class InputReader {
  public:

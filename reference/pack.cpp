@@ -55,6 +55,8 @@ std::int32_t code_of_field(const Scheme& s, std::uint32_t field) {
 
 std::vector<std::uint32_t> pack_codes(const Scheme& s, const Layout& l, std::span<const std::int32_t> codes) {
   std::vector<std::uint32_t> storage(l.storage_elements, 0);
+  // An empty tensor has no storage; its other dims may still be huge (loops would not end).
+  if (l.elements == 0) return storage;
   const Lines ln = lines_of(l);
   const std::uint64_t nq = static_cast<std::uint64_t>(l.codes_per_storage_element);
   const int bits = field_bits(s);
@@ -76,6 +78,9 @@ std::vector<std::uint32_t> pack_codes(const Scheme& s, const Layout& l, std::spa
 std::vector<std::int32_t> unpack_codes(const Scheme& s, const Layout& l, std::span<const std::uint32_t> storage,
                                        std::optional<BadPadding>* bad_padding) {
   std::vector<std::int32_t> codes(l.elements, 0);
+  if (bad_padding) bad_padding->reset();
+  // An empty tensor has no storage; its other dims may still be huge (loops would not end).
+  if (l.elements == 0) return codes;
   const Lines ln = lines_of(l);
   const std::uint64_t nq = static_cast<std::uint64_t>(l.codes_per_storage_element);
   const int bits = field_bits(s);

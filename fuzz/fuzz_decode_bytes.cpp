@@ -1,0 +1,85 @@
+// fuzz_decode_bytes: arbitrary bytes with a scheme and shape from the input, to reference::decode and fast::decode; then encode and dequantize.
+// Failure: the engines disagree (error code, decoded tensor, dequantized bits), an accepted input does not encode back to the same bytes, or a crash.
+#include <string>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "fuzz/fuzz_common.h"
+#include "fuzz/fuzz_tensor.h"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/text.hpp"
+
+namespace {
+
+// Tuning knobs.
+// Element cap for fitted inputs: the reference dequantizes with exact arithmetic.
+constexpr std::uint64_t kMaxElements = 4096;
+// Also decode with fast on the target chosen by the tail's target byte.
+constexpr bool kForceTarget = true;
+
+// Flags byte of the tail (fuzz_tensor.h):
+constexpr std::uint8_t kBurn = 1 << 0;  // profile burn (else exact)
+constexpr std::uint8_t kFit = 1 << 1;   // cut or zero-pad the payload to the layout's byte count
+
+void check(const std::string& ctx, const qscheme::fuzz::TensorParams& p, const std::vector<std::uint8_t>& bytes,
+           qscheme::Profile profile) {
+  using namespace qscheme;
+  const auto rd = reference::decode(p.scheme, p.shape, bytes, profile);
+  const auto fd = fast::decode(p.scheme, p.shape, bytes, profile);
+  FUZZ_TRACE("trace: %s -> %s\n", ctx.c_str(), rd.ok() ? "ok" : rd.status().to_string().c_str());
+  if (!fuzz::require_same_outcome(ctx, "decode", rd, fd)) return;
+  fuzz::require_same_tensor(ctx, "reference", *rd, "fast", *fd);
+
+  const auto re = reference::encode(*rd);
+  const auto fe = fast::encode(*fd);
+  FUZZ_ASSERT_MSG(re.ok() && fe.ok(), ctx + "\nencode of a decoded tensor failed: reference " +
+                                          re.status().to_string() + " | fast " + fe.status().to_string());
+  fuzz::require_same_bytes(ctx + "\n(reference encode(decode(b)) vs b)", "encoded", *re, "input", bytes);
+  fuzz::require_same_bytes(ctx + "\n(fast encode(decode(b)) vs b)", "encoded", *fe, "input", bytes);
+
+  const auto rq = reference::dequantize(*rd);
+  const auto fq = fast::dequantize(*fd);
+  if (fuzz::require_same_outcome(ctx, "dequantize", rq, fq)) {
+    fuzz::require_same_floats(ctx, "reference", *rq, "fast", *fq);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace qscheme;
+  std::span<const std::uint8_t> payload;
+  const auto params = fuzz::read_tensor_params(data, size, &payload);
+  if (!params) return 0;
+  const auto& p = *params;
+  const Profile profile = (p.flags & kBurn) ? Profile::burn : Profile::exact;
+
+  // A copy in its own allocation, so ASan sees any read past its end.
+  std::vector<std::uint8_t> bytes(payload.begin(), payload.end());
+  if (p.flags & kFit) {
+    const auto layout = make_layout(p.scheme, p.shape);
+    if (layout.ok() && layout->elements <= kMaxElements) bytes.resize(static_cast<std::size_t>(layout->total_bytes));
+  }
+  // Inputs that are neither fitted nor small enough are left as they are: the engines must reject
+  // them by length before doing per-element work.
+  if (p.elements && *p.elements > kMaxElements) {
+    const auto layout = make_layout(p.scheme, p.shape);
+    if (layout.ok() && layout->total_bytes == bytes.size()) return 0;  // too costly for the reference
+  }
+
+  const std::string ctx = "scheme " + format_scheme(p.scheme) + "  shape " + fuzz::shape_string(p.shape) +
+                          "  bytes " + std::to_string(bytes.size()) + "  profile " + std::string(to_string(profile));
+  check(ctx + "  fast target auto", p, bytes, profile);
+
+  if (kForceTarget && p.target != 0) {
+    const auto targets = fast::available_targets();
+    if (!targets.empty()) {
+      const std::string& t = targets[(p.target - 1) % targets.size()];
+      FUZZ_ASSERT_MSG(fast::set_target(t), "set_target(" + t + ") refused a listed target");
+      check(ctx + "  fast target " + t, p, bytes, profile);
+      FUZZ_ASSERT(fast::set_target("auto"));
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,165 @@
+// fuzz_differential: a scheme, profile, calibration or given scales, shape and f32 data from the input, through reference:: and fast:: (automatic target and one forced target).
+// Failure: any difference in error code, codes, stored scales, encoded bytes or dequantized bits between the engines, or a crash.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fast/fast.hpp"
+#include "fuzz/fuzz_common.h"
+#include "fuzz/fuzz_tensor.h"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/text.hpp"
+
+namespace {
+
+// Tuning knobs.
+// The reference is exact arithmetic (about 0.2 ms per element under ASan, so 4096 elements took
+// about 0.9 s a run): keep tensors small so the fuzzer stays at a useful speed.
+constexpr std::uint64_t kMaxElements = 1024;
+// Also run fast on the target chosen by the tail's target byte (process-wide, restored after).
+constexpr bool kForceTarget = true;
+// Also check decode(encode(q)) == q in both engines.
+constexpr bool kCheckRoundTrip = true;
+
+// Flags byte of the tail (fuzz_tensor.h):
+constexpr std::uint8_t kBurn = 1 << 0;          // profile burn (else exact)
+constexpr std::uint8_t kAbsmean = 1 << 1;       // calibration absmean (else minmax)
+constexpr std::uint8_t kGiven = 1 << 2;         // caller-supplied scales instead of calibration
+constexpr std::uint8_t kNarrowData = 1 << 3;    // one payload byte per element: int8 / 4 (else raw f32)
+constexpr std::uint8_t kGivenCountOff = 1 << 4; // one given block scale too many (size-mismatch path)
+constexpr std::uint8_t kGlobalToggle = 1 << 5;  // global present iff the scheme is NOT two-level
+constexpr std::uint8_t kNarrowScales = 1 << 6;  // one payload byte per given scale: (1 + lo/16) * 2^(hi-8)
+constexpr std::uint8_t kExtraElement = 1 << 7;  // one data element too many (size-mismatch path)
+
+class Payload {
+ public:
+  explicit Payload(std::span<const std::uint8_t> p) : p_(p) {}
+  std::uint8_t byte() { return pos_ < p_.size() ? p_[pos_++] : 0; }
+  float raw_float() {
+    std::uint8_t b[4] = {byte(), byte(), byte(), byte()};
+    float f;
+    std::memcpy(&f, b, 4);
+    return f;
+  }
+  float narrow_data() { return static_cast<float>(static_cast<std::int8_t>(byte())) * 0.25f; }
+  float narrow_scale() {
+    const std::uint8_t b = byte();
+    return std::ldexp(1.0f + static_cast<float>(b & 15) / 16.0f, (b >> 4) - 8);
+  }
+  std::size_t left() const { return p_.size() - pos_; }
+
+ private:
+  std::span<const std::uint8_t> p_;
+  std::size_t pos_ = 0;
+};
+
+std::string describe(const qscheme::fuzz::TensorParams& p, const qscheme::QuantizeOptions& o, std::size_t n,
+                     const std::string& target) {
+  using namespace qscheme;
+  std::string s = "scheme " + format_scheme(p.scheme) + "  shape " + fuzz::shape_string(p.shape) + "  x.size " +
+                  std::to_string(n) + "  profile " + std::string(to_string(o.profile)) + "  calibration " +
+                  std::string(to_string(o.calibration)) + "  fast target " + target;
+  if (o.scales) {
+    s += "\ngiven block scales (" + std::to_string(o.scales->block.size()) + "):";
+    for (std::size_t i = 0; i < o.scales->block.size() && i < 8; ++i) {
+      std::uint32_t b;
+      std::memcpy(&b, &o.scales->block[i], 4);
+      s += " " + fuzz::hex32(b);
+    }
+    if (o.scales->global) {
+      std::uint32_t b;
+      std::memcpy(&b, &*o.scales->global, 4);
+      s += "  global " + fuzz::hex32(b);
+    }
+  }
+  return s;
+}
+
+// Runs fast on the current target and compares everything with the reference's results.
+void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, std::span<const float> x,
+                  const qscheme::QuantizeOptions& o, const qscheme::Result<qscheme::QuantizedTensor>& rq) {
+  using namespace qscheme;
+  const auto fq = fast::quantize(p.scheme, p.shape, x, o);
+  FUZZ_TRACE("trace: %s -> %s\n", ctx.c_str(), rq.ok() ? "ok" : rq.status().to_string().c_str());
+  if (!fuzz::require_same_outcome(ctx, "quantize", rq, fq)) return;
+  fuzz::require_same_tensor(ctx, "reference", *rq, "fast", *fq);
+
+  const auto rb = reference::encode(*rq);
+  const auto fb = fast::encode(*fq);
+  if (fuzz::require_same_outcome(ctx, "encode", rb, fb)) {
+    fuzz::require_same_bytes(ctx, "reference", *rb, "fast", *fb);
+    if (kCheckRoundTrip) {
+      const auto rd = reference::decode(p.scheme, p.shape, *rb, rq->profile);
+      const auto fd = fast::decode(p.scheme, p.shape, *fb, fq->profile);
+      FUZZ_ASSERT_MSG(rd.ok() && fd.ok(), ctx + "\ndecode of encoded bytes failed: reference " +
+                                              rd.status().to_string() + " | fast " + fd.status().to_string());
+      fuzz::require_same_tensor(ctx + "\n(reference decode(encode(q)) vs q)", "decoded", *rd, "quantized", *rq);
+      fuzz::require_same_tensor(ctx + "\n(fast decode(encode(q)) vs q)", "decoded", *fd, "quantized", *fq);
+    }
+  }
+  const auto rdq = reference::dequantize(*rq);
+  const auto fdq = fast::dequantize(*fq);
+  if (fuzz::require_same_outcome(ctx, "dequantize", rdq, fdq)) {
+    fuzz::require_same_floats(ctx, "reference", *rdq, "fast", *fdq);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace qscheme;
+  std::span<const std::uint8_t> payload_bytes;
+  const auto params = fuzz::read_tensor_params(data, size, &payload_bytes);
+  if (!params) return 0;
+  const auto& p = *params;
+  Payload payload(payload_bytes);
+
+  // Data: exactly the element count when it is small, otherwise whatever the payload holds
+  // (the engines must then reject the shape or the size without allocating for it).
+  std::vector<float> x;
+  const bool narrow = p.flags & kNarrowData;
+  std::size_t n = 0;
+  if (p.elements && *p.elements <= kMaxElements) {
+    n = static_cast<std::size_t>(*p.elements) + ((p.flags & kExtraElement) ? 1 : 0);
+  } else {
+    n = narrow ? payload.left() : payload.left() / 4;
+    if (n > kMaxElements) n = kMaxElements;
+  }
+  x.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) x.push_back(narrow ? payload.narrow_data() : payload.raw_float());
+
+  QuantizeOptions o;
+  o.profile = (p.flags & kBurn) ? Profile::burn : Profile::exact;
+  o.calibration = (p.flags & kAbsmean) ? Calibration::absmean : Calibration::minmax;
+  if (p.flags & kGiven) {
+    const auto layout = make_layout(p.scheme, p.shape);
+    std::uint64_t count = layout.ok() ? layout->scales : 1;
+    if (count > kMaxElements) count = kMaxElements;
+    count += (p.flags & kGivenCountOff) ? 1 : 0;
+    const bool narrow_scales = p.flags & kNarrowScales;
+    GivenScales g;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      g.block.push_back(narrow_scales ? payload.narrow_scale() : payload.raw_float());
+    }
+    if (p.scheme.two_level() != static_cast<bool>(p.flags & kGlobalToggle)) {
+      g.global = narrow_scales ? payload.narrow_scale() : payload.raw_float();
+    }
+    o.scales = std::move(g);
+  }
+
+  const auto rq = reference::quantize(p.scheme, p.shape, x, o);
+  compare_fast(describe(p, o, x.size(), "auto"), p, x, o, rq);
+
+  if (kForceTarget && p.target != 0) {
+    const auto targets = fast::available_targets();
+    if (!targets.empty()) {
+      const std::string& t = targets[(p.target - 1) % targets.size()];
+      FUZZ_ASSERT_MSG(fast::set_target(t), "set_target(" + t + ") refused a listed target");
+      compare_fast(describe(p, o, x.size(), t), p, x, o, rq);
+      FUZZ_ASSERT(fast::set_target("auto"));
+    }
+  }
+  return 0;
+}

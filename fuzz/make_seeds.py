@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of fuzz_differential, fuzz_decode_bytes, fuzz_npy and fuzz_c_api into
+fuzz/corpus/<target>/ from the shared golden vectors (../shared/vectors/burn-golden.json, when
+present) and hand-picked edge cases. Run once after changing an input layout, then commit the
+files:  python3 fuzz/make_seeds.py
+The input layouts are the ones documented in fuzz/fuzz_tensor.h and fuzz/fuzz_c_api.cpp."""
+import json
+import os
+import re
+import shutil
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "..", "shared", "vectors", "burn-golden.json")
+
+VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s", "e4m3", "e5m2", "e2m1"]
+DTYPES = ["f32", "f16", "bf16", "ue8m0", "ue4m3"]
+PRESETS = {  # scheme/text.cpp presets, canonical expansions
+    "q8_0": "q8s:block[32]=f16",
+    "q4_0": "q4s:packed-u32(0):block[32]=f16",
+    "mxfp8": "e4m3:block[32]=ue8m0",
+    "mxfp8-e5m2": "e5m2:block[32]=ue8m0",
+    "mxfp4": "e2m1:packed-native(0):block[32]=ue8m0",
+    "nvfp4": "e2m1:packed-native(0):block[16]=ue4m3:tensor=f32",
+}
+
+
+def scheme_binary(text):
+    """The 13-byte tail field: scheme/binary.hpp encoding of a scheme text, zero-padded."""
+    text = PRESETS.get(text, text)
+    parts = text.split(":")
+    value = VALUES.index(parts[0])
+    kind, dim, mode, tensor, block, extents = 0, 0, 0, 0, 0, []
+    for f in parts[1:]:
+        if f == "native":
+            kind = 0
+        elif f == "sym":
+            mode = 0
+        elif f == "lookup":
+            mode = 1
+        elif m := re.fullmatch(r"packed-native\((\d+)\)", f):
+            kind, dim = 1, int(m[1])
+        elif m := re.fullmatch(r"packed-u32\((\d+)\)", f):
+            kind, dim = 2, int(m[1])
+        elif m := re.fullmatch(r"tensor=(\w+)", f):
+            tensor = 1 + DTYPES.index(m[1])
+        elif m := re.fullmatch(r"block\[([\d,]+)\]=(\w+)", f):
+            extents = [int(e) for e in m[1].split(",")]
+            while len(extents) > 1 and extents[0] == 1:
+                extents.pop(0)
+            block = 1 + DTYPES.index(m[2])
+        else:
+            raise ValueError(f"cannot encode scheme field {f!r}")
+    b = bytes([1, value, kind, dim, mode, tensor, block, len(extents) if block else 0] + (extents if block else []))
+    return b + bytes(13 - len(b))
+
+
+def dim_byte(d):
+    assert 0 <= d < 255 or d == 1 << 40, d
+    return 255 if d == 1 << 40 else d
+
+
+def tensor_tail(scheme, shape, flags=0, target=0):
+    """fuzz/fuzz_tensor.h tail: scheme(13) rank dims(5) flags target."""
+    dims = [dim_byte(d) for d in shape] + [0] * (5 - len(shape))
+    return scheme_binary(scheme) + bytes([len(shape)] + dims + [flags, target])
+
+
+def f32s(xs):
+    return b"".join(struct.pack("<f", x) for x in xs)
+
+
+def f32_bits(bits):
+    return b"".join(struct.pack("<I", b) for b in bits)
+
+
+class Out:
+    def __init__(self, target):
+        self.dir = os.path.join(HERE, "corpus", target)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.names = set()
+
+    def put(self, name, data):
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+        assert name not in self.names, name
+        self.names.add(name)
+        assert len(data) <= 8192, (name, len(data))
+        with open(os.path.join(self.dir, name), "wb") as f:
+            f.write(data)
+
+
+def golden():
+    if not os.path.exists(GOLDEN):
+        print(f"make_seeds: {GOLDEN} not found, golden seeds skipped", file=sys.stderr)
+        return []
+    with open(GOLDEN) as f:
+        return json.load(f)["vectors"]
+
+
+# Flags of fuzz_differential.
+BURN, ABSMEAN, GIVEN, NARROW, GIVEN_OFF, GLOBAL_TOGGLE, NARROW_SCALES, EXTRA = (1 << i for i in range(8))
+# Flags of fuzz_decode_bytes.
+FIT = 1 << 1
+
+
+def differential(vectors):
+    out = Out("fuzz_differential")
+    for v in vectors:
+        if v["op"] not in ("quantize", "quantize_given"):
+            continue
+        for pi, prof in enumerate(v["profiles"]):
+            flags = BURN if prof == "burn" else 0
+            payload = f32s(v["input"])
+            if v["op"] == "quantize_given":
+                flags |= GIVEN
+                payload += f32s(v["given_scales"])
+                if v.get("given_global") is not None:
+                    payload += f32s([v["given_global"]])
+            out.put(f"golden_{v['name']}_{prof}", payload + tensor_tail(v["scheme"], v["shape"], flags, target=pi))
+    ramp = [(i % 17 - 8) * 0.37 for i in range(64)]
+    narrow = bytes((i * 37 + 11) & 0xFF for i in range(64))
+    cases = [
+        ("q8s", [64]), ("q8f", [8, 8]), ("q4s:packed-u32(0):block[32]=f16", [2, 32]),
+        ("q4f:packed-u32(0):block[8]=bf16", [64]), ("q2s:packed-u32(0):block[4]=f32", [4, 16]),
+        ("q2f:packed-u32(1):block[4,4]=f32", [8, 8]), ("e4m3:block[32]=ue8m0", [64]),
+        ("e5m2:block[16]=f16", [4, 16]), ("e2m1:packed-native(0):block[16]=ue4m3", [64]),
+        ("nvfp4", [64]), ("mxfp4", [2, 32]), ("q8_0", [64]), ("q8s:block[4]=ue4m3:tensor=f32", [8, 8]),
+        ("q4s:block[2,2,2]=f16", [4, 4, 4]), ("q8s:block[3]=f32", [2, 2, 2, 2, 4]),
+    ]
+    for scheme, shape in cases:
+        tag = scheme.replace(":", "_")
+        out.put(f"edge_{tag}_raw", f32s(ramp) + tensor_tail(scheme, shape, 0, 0))
+        out.put(f"edge_{tag}_narrow_burn", narrow + tensor_tail(scheme, shape, NARROW | BURN, 1))
+        out.put(f"edge_{tag}_absmean", narrow + tensor_tail(scheme, shape, NARROW | ABSMEAN, 2))
+        out.put(f"edge_{tag}_given", narrow + bytes(range(0x60, 0xA0)) + tensor_tail(scheme, shape, NARROW | GIVEN | NARROW_SCALES, 3))
+    out.put("edge_rank0", f32s([2.5]) + tensor_tail("q8s", [], 0))
+    out.put("edge_empty_dim", tensor_tail("q8s:block[4]=f32", [0, 4], 0))
+    out.put("edge_nan", f32_bits([0x3F800000, 0x7FC00000, 0, 0]) + tensor_tail("q8s", [4], 0))
+    out.put("edge_inf", f32_bits([0x7F800000, 0, 0, 0]) + tensor_tail("e4m3:block[4]=f32", [4], 0))
+    out.put("edge_subnormal", f32_bits([1, 0x80000001, 0x00800000, 0]) + tensor_tail("q8s:block[2]=f32", [4], 0))
+    out.put("edge_max_float", f32_bits([0x7F7FFFFF, 0xFF7FFFFF, 1, 0]) + tensor_tail("q8s", [4], BURN))
+    out.put("edge_all_zero", bytes(32) + tensor_tail("e2m1:packed-u32(0):block[8]=ue8m0", [8], 0))
+    out.put("edge_zero_scale", f32s([1, 0, 0, 0]) + f32s([0.0]) + tensor_tail("q8s", [4], GIVEN))
+    out.put("edge_negative_scale", f32s([1, 0, 0, 0]) + f32s([-1.0]) + tensor_tail("q8s", [4], GIVEN))
+    out.put("edge_given_count_off", f32s([1, 2, 3, 4]) + f32s([0.5, 0.5]) + tensor_tail("q8s", [4], GIVEN | GIVEN_OFF))
+    out.put("edge_global_missing", narrow + tensor_tail("nvfp4", [16], NARROW | GIVEN | NARROW_SCALES | GLOBAL_TOGGLE))
+    out.put("edge_extra_element", narrow + tensor_tail("q8s", [8], NARROW | EXTRA))
+    out.put("edge_huge_dim", narrow + tensor_tail("q8s", [1 << 40, 1 << 40], NARROW))
+    out.put("edge_packing_dim_out_of_range", narrow + tensor_tail("q4s:packed-u32(3)", [4, 4], NARROW))
+    out.put("edge_block_rank_exceeds", narrow + tensor_tail("q8s:block[2,2]=f32", [4], NARROW))
+    out.put("edge_lookup", narrow + tensor_tail("q8s:lookup", [4], NARROW))
+    out.put("edge_two_level_bad", narrow + tensor_tail("q8s:block[4]=f32:tensor=f32", [8], NARROW))
+    out.put("edge_burn_absmean_two_level", narrow + tensor_tail("nvfp4", [32], NARROW | BURN | ABSMEAN))
+    return out
+
+
+def decode_bytes(vectors):
+    out = Out("fuzz_decode_bytes")
+    for v in vectors:
+        if v["op"] == "pack":
+            # words, then one f32 tensor scale of 1.0
+            payload = struct.pack(f"<{len(v['words'])}I", *v["words"]) + f32s([1.0])
+            out.put(f"golden_{v['name']}", payload + tensor_tail(v["scheme"], v["shape"], 0))
+            out.put(f"golden_{v['name']}_burn_target", payload + tensor_tail(v["scheme"], v["shape"], 1, 1))
+        elif v["op"] in ("quantize", "quantize_given", "dequantize") and v["scheme"] == "q8s":
+            codes = bytes(c & 0xFF for c in v["codes"])
+            out.put(f"golden_{v['name']}", codes + f32s(v["block_scales"]) + tensor_tail("q8s", v["shape"], 0))
+        elif v["op"] == "quantize_given" and v["scheme"].startswith(("e4m3", "e5m2")) and v["block_scales"]:
+            codes = bytes(c & 0xFF for c in v["codes"])
+            out.put(f"golden_{v['name']}", codes + f32s(v["block_scales"]) + tensor_tail(v["scheme"], v["shape"], 0))
+    pattern = bytes((i * 53 + 7) & 0xFF for i in range(96))
+    schemes = [
+        ("q8s:block[4]=f32", [16]), ("q8f:block[4]=f16", [4, 4]), ("q4s:packed-u32(0):block[8]=f16", [2, 8]),
+        ("q4f:packed-u32(1):block[4,4]=bf16", [8, 4]), ("q2s:packed-u32(0)", [5]), ("e4m3:block[8]=ue8m0", [16]),
+        ("e5m2:block[8]=ue4m3", [16]), ("e2m1:packed-native(0):block[4]=ue4m3", [16]), ("nvfp4", [32]),
+        ("mxfp4", [32]), ("q8s:block[4]=ue4m3:tensor=f32", [8]), ("q4s:packed-native(0)", [4]),
+    ]
+    for scheme, shape in schemes:
+        tag = scheme.replace(":", "_")
+        out.put(f"fit_{tag}_zeros", tensor_tail(scheme, shape, FIT))
+        out.put(f"fit_{tag}_pattern", pattern + tensor_tail(scheme, shape, FIT, 2))
+        out.put(f"fit_{tag}_ff", b"\xff" * 64 + tensor_tail(scheme, shape, FIT | 1, 3))
+    out.put("short", b"\x01\x02" + tensor_tail("q8s", [4], 0))
+    out.put("long", bytes(64) + tensor_tail("q8s", [4], 0))
+    out.put("huge_dim", bytes(8) + tensor_tail("q8s", [1 << 40, 1 << 40], FIT))
+    out.put("empty_shape", f32s([1.0]) + tensor_tail("q8s:block[4]=f32", [0, 4], 0))
+    out.put("rank0", b"\x7f" + f32s([0.5]) + tensor_tail("q8s", [], 0))
+    out.put("nan_scale", bytes(4) + f32_bits([0x7FC00000]) + tensor_tail("q8s", [4], 0))
+    out.put("neg_scale", bytes(4) + f32s([-1.0]) + tensor_tail("q8s", [4], 0))
+    out.put("code_minus128", b"\x80\x00\x00\x00" + f32s([1.0]) + tensor_tail("q8s", [4], 0))
+    return out
+
+
+def npy(shape, descr="<f4", data=b"", version=(1, 0), fortran=False, header=None):
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    h = header if header is not None else f"{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': ({dims}), }}"
+    pre = 10 if version[0] == 1 else 12
+    pad = (64 - (pre + len(h) + 1) % 64) % 64
+    h = h + " " * pad + "\n"
+    hl = struct.pack("<H", len(h)) if version[0] == 1 else struct.pack("<I", len(h))
+    return b"\x93NUMPY" + bytes(version) + hl + h.encode() + data
+
+
+def npy_corpus():
+    out = Out("fuzz_npy")
+    out.put("f32_1d", npy([4], data=f32s([1, -2.5, 0, 3e38])))
+    out.put("f32_2d", npy([2, 3], data=f32s(range(6))))
+    out.put("f32_rank0", npy([], data=f32s([7.0])))
+    out.put("f32_empty", npy([0, 3]))
+    out.put("f32_nan_bits", npy([2], data=f32_bits([0x7FC00001, 0x80000000])))
+    out.put("f32_rank8", npy([1] * 8, data=f32s([1.0])))
+    out.put("f32_v2", npy([3], data=f32s([1, 2, 3]), version=(2, 0)))
+    out.put("f32_v3", npy([1], data=f32s([1]), version=(3, 0)))
+    out.put("i4", npy([2], "<i4", struct.pack("<2i", -1, 5)))
+    out.put("u4", npy([2], "<u4", struct.pack("<2I", 1, 0xFFFFFFFF)))
+    out.put("i1", npy([3], "|i1", b"\x80\x00\x7f"))
+    out.put("u1", npy([3], "|u1", b"\x00\x80\xff"))
+    out.put("reject_big_endian", npy([1], ">f4", b"\x3f\x80\x00\x00"))
+    out.put("reject_f8", npy([1], "<f8", bytes(8)))
+    out.put("reject_fortran", npy([2, 2], data=f32s(range(4)), fortran=True))
+    out.put("reject_truncated_data", npy([4], data=f32s([1, 2])))
+    out.put("reject_trailing", npy([1], data=f32s([1, 2])))
+    out.put("reject_rank9", npy([1] * 9, data=f32s([1])))
+    out.put("reject_overflow", npy([1 << 40, 1 << 40], data=b""))
+    out.put("reject_version", npy([1], data=f32s([1]), version=(4, 0)))
+    out.put("reject_not_tuple", npy([], header="{'descr': '<f4', 'fortran_order': False, 'shape': (3), }", data=f32s([1, 2, 3])))
+    out.put("reject_missing_key", npy([], header="{'descr': '<f4', 'shape': (1,), }", data=f32s([1])))
+    out.put("reject_header_len", b"\x93NUMPY\x01\x00\xff\xff{'descr'")
+    out.put("reject_magic", b"\x93NUMPX\x01\x00\x00\x00")
+    return out
+
+
+def c_api_tail(op, scheme_len, shape=(), nulls=0, n_delta=0, cap_delta=0, profile=0, calibration=0, opt=0):
+    dims = [dim_byte(d) for d in shape] + [0] * (9 - len(shape))
+    return bytes([op, nulls, len(shape)] + dims + [n_delta & 0xFF, cap_delta & 0xFF, profile & 0xFF,
+                                                   calibration & 0xFF, opt, scheme_len])
+
+
+def c_api():
+    out = Out("fuzz_c_api")
+    OPT_GIVEN, OPT_GLOBAL, OPT_PRESENT, OPT_NARROW = 1, 2, 16, 32
+    data = f32s([(i % 13 - 6) * 0.41 for i in range(64)])
+    narrow = bytes((i * 29 + 3) & 0xFF for i in range(64))
+    for i, (scheme, shape) in enumerate([("q8s", [4]), ("q4s:packed-u32(0):block[8]=f16", [3, 10]),
+                                         ("nvfp4", [32]), ("mxfp8", [2, 32]), ("q8s:block[4]=ue4m3:tensor=f32", [8]),
+                                         ("e2m1:packed-native(0):block[4]=f32", [8])]):
+        s = scheme.encode()
+        tag = f"{i}_{scheme}".replace(":", "_")
+        out.put(f"size_{tag}", s + c_api_tail(0, len(s), shape))
+        out.put(f"quantize_{tag}", s + data + c_api_tail(1, len(s), shape, opt=OPT_PRESENT))
+        out.put(f"quantize_{tag}_burn_narrow", s + narrow + c_api_tail(1, len(s), shape, profile=1, opt=OPT_PRESENT | OPT_NARROW))
+        out.put(f"quantize_{tag}_given", s + narrow + bytes(range(0x60, 0x80)) + c_api_tail(1, len(s), shape, opt=OPT_PRESENT | OPT_NARROW | OPT_GIVEN | (OPT_GLOBAL if "tensor" in scheme or scheme == "nvfp4" else 0)))
+        out.put(f"quantize_{tag}_short_out", s + data + c_api_tail(1, len(s), shape, cap_delta=-1))
+        out.put(f"quantize_{tag}_short_x", s + data + c_api_tail(1, len(s), shape, n_delta=-1))
+        out.put(f"dequantize_{tag}", s + narrow + c_api_tail(2, len(s), shape))
+        out.put(f"dequantize_{tag}_short_out", s + narrow + c_api_tail(2, len(s), shape, cap_delta=-1))
+    s = b"q8s:block[4]=f32"
+    out.put("null_scheme", s + data + c_api_tail(1, len(s), [8], nulls=1))
+    out.put("null_shape", s + data + c_api_tail(1, len(s), [8], nulls=2))
+    out.put("null_x", s + data + c_api_tail(1, len(s), [8], nulls=4))
+    out.put("null_given", s + data + c_api_tail(1, len(s), [8], nulls=8, opt=OPT_PRESENT | OPT_GIVEN))
+    out.put("null_out", s + data + c_api_tail(1, len(s), [8], nulls=16))
+    out.put("null_out_len", s + data + c_api_tail(2, len(s), [8], nulls=32))
+    out.put("null_err_index", s + data + c_api_tail(2, len(s), [8], nulls=64))
+    out.put("null_size", s + c_api_tail(0, len(s), [8], nulls=128))
+    out.put("bad_profile", s + data + c_api_tail(1, len(s), [8], profile=2, opt=OPT_PRESENT))
+    out.put("bad_calibration", s + data + c_api_tail(1, len(s), [8], calibration=-1, opt=OPT_PRESENT))
+    out.put("bad_text", b"q8s:block[4=f32" + data + c_api_tail(1, 15, [8]))
+    out.put("embedded_nul", b"q8s\x00junk" + data + c_api_tail(1, 8, [4]))
+    out.put("rank9", s + c_api_tail(0, len(s), [1] * 9))
+    out.put("huge_shape", s + data + c_api_tail(1, len(s), [1 << 40, 1 << 40]))
+    out.put("target_avx2", b"AVX2" + c_api_tail(3, 4))
+    out.put("target_bogus", b"NOPE" + c_api_tail(3, 4, n_delta=-1, cap_delta=7))
+    return out
+
+
+if __name__ == "__main__":
+    vectors = golden()
+    for o in (differential(vectors), decode_bytes(vectors), npy_corpus(), c_api()):
+        print(f"make_seeds: {len(o.names)} seeds in {os.path.relpath(o.dir)}")
