@@ -5,11 +5,9 @@
 //   baseline read4/write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline read1/write4: read 1 B, write 4 B per element (the least a dequantizer must move)
 //
-// fast/ has no direct f32 -> serialized-bytes path (the C API's qscheme_fast_quantize is
-// fast::quantize followed by fast::encode into fresh vectors), so a quantize kernel measures
-// fast::quantize_into with preallocated outputs (i32 codes, u32 scale bits, global), and a
-// dequantize kernel measures fast::dequantize_into from a QuantizedTensor into a preallocated
-// f32 buffer. Baselines run on the same number of threads as the engine (contiguous chunks).
+// A kernel row times one entry point (Api): by default fast::quantize_to_bytes (f32 to Burn's
+// serialized bytes, calibration included) or fast::dequantize_from_bytes, into preallocated
+// buffers. Baselines run on the same number of threads as the engine (contiguous chunks).
 #pragma once
 
 #include <algorithm>
@@ -62,44 +60,57 @@ void parallel_chunks(std::size_t n, unsigned threads, F body) {
   for (auto& th : pool) th.join();
 }
 
-// read 4 B, write 1 B per element: the top byte of each f32.
-inline void baseline_read4_write1(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
-  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      std::uint32_t u;
-      std::memcpy(&u, x + i, 4);
-      out[i] = static_cast<std::uint8_t>(u >> 24);
-    }
-  });
-}
+// read 4 B, write 1 B per element: the top byte of each f32. read 1 B, write 4 B: int8 -> f32.
+// Plain loops in bench/baseline.cc, compiled for AVX-512, AVX2 and baseline x86-64 and chosen at
+// run time (gcc target_clones): the widest vectors the CPU has, so that the loop is bound by
+// memory, not by the instruction set the rest of the build assumes.
+void baseline_read4_write1_range(const float* x, std::uint8_t* out, std::size_t n);
+void baseline_read1_write4_range(const std::uint8_t* in, float* out, std::size_t n);
 
-// read 1 B, write 4 B per element: int8 -> f32.
+inline void baseline_read4_write1(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) { baseline_read4_write1_range(x + b, out + b, e - b); });
+}
 inline void baseline_read1_write4(const std::uint8_t* in, float* out, std::size_t n, unsigned threads = 1) {
-  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
-  });
+  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) { baseline_read1_write4_range(in + b, out + b, e - b); });
 }
 
 enum class Direction { quantize, dequantize };
+
+// Which entry point a kernel row times.
+enum class Api {
+  bytes,              // quantize_to_bytes / dequantize_from_bytes, OutputPolicy::untouched_on_error
+  bytes_single_pass,  // the same with OutputPolicy::single_pass
+  codes,              // quantize_into (i32 codes) / dequantize_into (from a QuantizedTensor)
+};
 
 struct Kernel {
   const char* name;    // "quantize q8_0": also the row name of `qscheme bench --json`
   const char* scheme;  // preset or scheme text
   Profile profile;
   Direction direction;
+  Api api = Api::bytes;
 };
 
 // The kernels both benchmark binaries measure.
 inline const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> k{
-      {"quantize q8_0", "q8_0", Profile::exact, Direction::quantize},
-      {"quantize q4_0", "q4_0", Profile::exact, Direction::quantize},
-      {"quantize nvfp4", "nvfp4", Profile::exact, Direction::quantize},
-      {"quantize mxfp8", "mxfp8", Profile::exact, Direction::quantize},
-      {"quantize mxfp4", "mxfp4", Profile::exact, Direction::quantize},
-      {"quantize q8_0 burn", "q8_0", Profile::burn, Direction::quantize},
-      {"dequantize q8_0", "q8_0", Profile::exact, Direction::dequantize},
-      {"dequantize nvfp4", "nvfp4", Profile::exact, Direction::dequantize},
+      // The kernels: one pass (OutputPolicy::single_pass), calibration included.
+      {"quantize q8_0", "q8_0", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {"quantize q4_0", "q4_0", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {"quantize nvfp4", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {"quantize mxfp8", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {"quantize mxfp4", "mxfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {"quantize q8_0 burn", "q8_0", Profile::burn, Direction::quantize, Api::bytes_single_pass},
+      {"dequantize q8_0", "q8_0", Profile::exact, Direction::dequantize, Api::bytes_single_pass},
+      {"dequantize nvfp4", "nvfp4", Profile::exact, Direction::dequantize, Api::bytes_single_pass},
+      // The library default (OutputPolicy::untouched_on_error): the input checked before writing.
+      {"quantize q8_0 untouched-on-error", "q8_0", Profile::exact, Direction::quantize, Api::bytes},
+      {"quantize q4_0 untouched-on-error", "q4_0", Profile::exact, Direction::quantize, Api::bytes},
+      {"quantize mxfp8 untouched-on-error", "mxfp8", Profile::exact, Direction::quantize, Api::bytes},
+      {"dequantize q8_0 untouched-on-error", "q8_0", Profile::exact, Direction::dequantize, Api::bytes},
+      // The QuantizedTensor entry points (i32 codes), for comparison.
+      {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
+      {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
   };
   return k;
 }
@@ -121,9 +132,12 @@ class KernelRun {
       return;
     }
     options_.profile = k.profile;
+    bytes_.resize(l->total_bytes);
     if (k.direction == Direction::quantize) {
-      codes_.resize(l->elements);
-      scale_bits_.resize(l->scales);
+      if (k.api == Api::codes) {
+        codes_.resize(l->elements);
+        scale_bits_.resize(l->scales);
+      }
     } else {
       auto q = fast::quantize(scheme_, shape_, x, options_);
       if (!q) {
@@ -131,6 +145,12 @@ class KernelRun {
         return;
       }
       q_ = std::move(*q);
+      auto b = fast::encode(q_);
+      if (!b) {
+        status_ = b.status();
+        return;
+      }
+      bytes_ = std::move(*b);
       out_.resize(x.size());
     }
   }
@@ -138,11 +158,18 @@ class KernelRun {
 
   Status run() {
     if (!status_.ok()) return status_;
+    const fast::OutputPolicy pol = kernel_.api == Api::bytes_single_pass ? fast::OutputPolicy::single_pass
+                                                                          : fast::OutputPolicy::untouched_on_error;
     if (kernel_.direction == Direction::quantize) {
-      return fast::quantize_into(scheme_, shape_, x_.data(), x_.size(), options_, codes_.data(), scale_bits_.data(),
-                                 &global_bits_);
+      if (kernel_.api == Api::codes) {
+        return fast::quantize_into(scheme_, shape_, x_.data(), x_.size(), options_, codes_.data(), scale_bits_.data(),
+                                   &global_bits_);
+      }
+      return fast::quantize_to_bytes(scheme_, shape_, x_.data(), x_.size(), options_, bytes_.data(), bytes_.size(), pol);
     }
-    return fast::dequantize_into(q_, out_.data(), out_.size());
+    if (kernel_.api == Api::codes) return fast::dequantize_into(q_, out_.data(), out_.size());
+    return fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), kernel_.profile, out_.data(),
+                                       out_.size(), pol);
   }
 
  private:
@@ -155,6 +182,7 @@ class KernelRun {
   std::vector<std::int32_t> codes_;
   std::vector<std::uint32_t> scale_bits_;
   std::uint32_t global_bits_ = 0;
+  std::vector<std::uint8_t> bytes_;
   QuantizedTensor q_{};
   std::vector<float> out_;
 };

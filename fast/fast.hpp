@@ -49,6 +49,36 @@ Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::siz
 // Dequantizes into out[n]; n must equal the element count (else size-mismatch).
 Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n);
 
+// ---- fused bytes path: f32 <-> Burn's serialized bytes ----------------------------------------
+
+// What quantize_to_bytes / dequantize_from_bytes may leave in `out` when the *data* is bad
+// (non-finite x, a corrupt code or padding field found mid-way). Errors found before the first
+// write (validation, sizes, scales, a two-level or per-tensor scheme's non-finite x) always leave
+// out untouched.
+enum class OutputPolicy : std::uint8_t {
+  // The whole input is checked before the first byte of out is written: every error leaves out
+  // untouched. Costs one extra read of the input for one-level block schemes.
+  untouched_on_error,
+  // One pass over the input, checking each unit just before writing it: a data error is
+  // reported as usual, but out then holds the units written before it (unspecified contents).
+  single_pass,
+};
+
+// Quantizes x straight into serialized bytes: out[0..out_size) with out_size == layout
+// total_bytes (else size-mismatch). Bytes and errors equal encode(quantize(...)).
+// The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
+// calibration, per-tensor scales or blocks along the last axis whose extent is a multiple of the
+// target's f32 lanes, one or two levels, any store; every other case runs quantize + encode.
+Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                         const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
+                         OutputPolicy policy = OutputPolicy::untouched_on_error);
+
+// Dequantizes serialized bytes straight into out[0..n), n == element count. Values and errors
+// equal dequantize(decode(...)). Fused for the exact and onnx profiles on the schemes above.
+Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
+                             Profile profile, float* out, std::size_t n,
+                             OutputPolicy policy = OutputPolicy::untouched_on_error);
+
 // ---- threads -----------------------------------------------------------------------------------
 
 // Worker threads for quantize/dequantize/encode/decode (1 = run on the caller's thread, the

@@ -150,6 +150,8 @@ void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const doub
   HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, mode, fmt, out);
 }
 
+void ApplyTargetEnv() { ApplyEnvOnce(); }
+
 std::string CurrentTarget() {
   ApplyEnvOnce();
   return hwy::TargetName(HWY_DYNAMIC_DISPATCH(TargetImpl)());

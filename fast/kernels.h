@@ -68,6 +68,8 @@ void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const doub
                 int fmt, float* out);
 
 // ---- target control ----
+// Applies QSCHEME_TARGET once (before the first dispatch of any kernel, fused.cc's included).
+void ApplyTargetEnv();
 // Name of the target the kernels dispatch to now (e.g. "AVX2").
 std::string CurrentTarget();
 // f32 lanes of one vector on the current target.

@@ -1,5 +1,6 @@
 // Properties of the engines: fast/ against reference/, byte round trips, error bounds, order,
 // idempotence, calibration bounds, and the relation between the two profiles.
+#include <algorithm>
 #include <rapidcheck/boost_test.h>
 
 #include <boost/test/unit_test.hpp>
@@ -9,6 +10,7 @@
 #include <map>
 #include <random>
 
+#include "fast/bytes_plan.hpp"
 #include "fast/fast.hpp"
 #include "props/engine_support.h"
 #include "props/generators.h"
@@ -71,6 +73,36 @@ RC_BOOST_PROP(fast_matches_reference_for_every_supported_scheme, ()) {
   RC_ASSERT(rd.ok());
   RC_ASSERT(fd.ok());
   RC_ASSERT(same_bits(*rd, *fd));
+}
+
+// The fused bytes path gives the reference's bytes and dequantized bits, or its error, under
+// both output policies; under untouched_on_error a rejected input leaves `out` as it was.
+RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
+  const Case c = *any_case();
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "fused plan");
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+    const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(),
+                                              out.size(), pol);
+    RC_ASSERT(st.ok() == r.ok());
+    if (!r.ok()) {
+      RC_ASSERT(st.code() == r.status().code());
+      RC_ASSERT(st.index() == r.status().index());
+      if (pol == fast::OutputPolicy::untouched_on_error) {
+        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+      }
+      continue;
+    }
+    RC_ASSERT(out == reference::encode(*r).value());
+    if (c.options.profile == Profile::burn) continue;
+    std::vector<float> d(l.elements);
+    RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(),
+                                          d.size(), pol)
+                  .ok());
+    RC_ASSERT(same_bits(d, reference::dequantize(*r).value()));
+  }
 }
 
 RC_BOOST_PROP(decode_inverts_encode, ()) {

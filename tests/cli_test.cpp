@@ -573,10 +573,22 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
     }
     names.push_back(row["kernel"].get<std::string>());
   }
-  const std::vector<std::string> expected{"baseline read4 write1", "baseline read1 write4", "quantize q8_0",
-                                          "quantize q4_0",         "quantize nvfp4",        "quantize mxfp8",
-                                          "quantize mxfp4",        "quantize q8_0 burn",    "dequantize q8_0",
-                                          "dequantize nvfp4"};
+  const std::vector<std::string> expected{"baseline read4 write1",
+                                          "baseline read1 write4",
+                                          "quantize q8_0",
+                                          "quantize q4_0",
+                                          "quantize nvfp4",
+                                          "quantize mxfp8",
+                                          "quantize mxfp4",
+                                          "quantize q8_0 burn",
+                                          "dequantize q8_0",
+                                          "dequantize nvfp4",
+                                          "quantize q8_0 untouched-on-error",
+                                          "quantize q4_0 untouched-on-error",
+                                          "quantize mxfp8 untouched-on-error",
+                                          "dequantize q8_0 untouched-on-error",
+                                          "quantize_into q8_0 (i32 codes)",
+                                          "dequantize_into q8_0 (i32 codes)"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
 }

@@ -1,0 +1,29 @@
+// The streaming baselines of bench/baseline.hpp. target_clones gives each loop an AVX-512, an
+// AVX2 and a baseline x86-64 body, chosen once at load time, so the baseline measures memory
+// bandwidth on this CPU rather than the SSE2 code the default -O3 build would emit.
+#include <cstdint>
+#include <cstring>
+
+#include "bench/baseline.hpp"
+
+namespace qscheme::bench {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define QSCHEME_BASELINE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define QSCHEME_BASELINE_CLONES
+#endif
+
+QSCHEME_BASELINE_CLONES void baseline_read4_write1_range(const float* x, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t u;
+    std::memcpy(&u, x + i, 4);
+    out[i] = static_cast<std::uint8_t>(u >> 24);
+  }
+}
+
+QSCHEME_BASELINE_CLONES void baseline_read1_write4_range(const std::uint8_t* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
+}
+
+}  // namespace qscheme::bench

@@ -1,0 +1,121 @@
+// fast::dequantize_from_bytes: Burn's serialized bytes straight to f32. The fused path
+// (bytes_plan.hpp) checks the scales, unpacks one L1-sized unit to one-byte codes, checks them and
+// dequantizes; anything it does not take, and every error, goes through decode + dequantize,
+// which give the same values and the documented error.
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "fast/bytes_plan.hpp"
+#include "fast/exact_scale.h"
+#include "fast/fast.hpp"
+#include "fast/fused.h"
+#include "fast/parallel.hpp"
+
+namespace qscheme::fast {
+namespace {
+
+Status general_dequantize(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
+                          Profile profile, float* out, std::size_t n) {
+  auto q = decode(scheme, shape, std::span<const std::uint8_t>(bytes, len), profile);
+  if (!q) return q.status();
+  return dequantize_into(*q, out, n);
+}
+
+}  // namespace
+
+Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
+                             Profile profile, float* out, std::size_t n, OutputPolicy policy) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  if (len != l.total_bytes) {
+    return Status(ErrorCode::size_mismatch, "got " + std::to_string(len) + " bytes, the layout needs " +
+                                                std::to_string(l.total_bytes));
+  }
+  if (n != l.elements) {
+    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(n) + " values, the shape has " +
+                                                std::to_string(l.elements) + " elements");
+  }
+  const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
+  if (!p.fused || profile == Profile::burn) {
+    return general_dequantize(scheme, shape, bytes, len, profile, out, n);
+  }
+  // Scales (and the global) first, as decode checks them.
+  std::vector<float> sv(l.scales);
+  if (kernels::ScalesFromBytes(bytes + l.value_bytes, l.scales, static_cast<int>(p.sd), sv.data()) != l.scales) {
+    return general_dequantize(scheme, shape, bytes, len, profile, out, n);
+  }
+  double g = 1;
+  if (p.two) {
+    std::uint32_t gb = 0;
+    for (int i = 0; i < 4; ++i) gb |= static_cast<std::uint32_t>(bytes[l.value_bytes + l.scale_bytes + i]) << (8 * i);
+    if (!detail::scale_from_bits(gb, ScaleDtype::f32, &g)) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
+  }
+
+  // Points rows[i] at unit u's codes, one byte each: the serialized bytes themselves for a native
+  // store, else unpacked into `codes`. With `check`, false when a code or padding field is not
+  // valid.
+  const bool native = p.bits == 8 && p.nq == 1;
+  auto unpack = [&](const detail::BytesPlan::Unit& un, std::uint8_t* codes, const std::uint8_t** rows, bool check) {
+    const std::uint8_t* src = bytes + un.value_offset;
+    bool ok = true;
+    if (native) {
+      rows[0] = src;
+    } else {
+      std::uint8_t* w[16];
+      for (std::uint64_t i = 0; i < un.count; ++i) rows[i] = w[i] = codes + i * p.chunk;
+      ok = p.vertical ? kernels::UnpackColumns(src, un.count, un.len, p.bits, p.ebytes, w)
+                      : kernels::UnpackRow(src, un.len, p.bits, p.nq, p.ebytes, w[0]);
+    }
+    for (std::uint64_t i = 0; check && ok && i < un.count; ++i) ok = kernels::FirstBadCode(rows[i], un.len, p.code) == un.len;
+    return ok || !check;
+  };
+
+  std::atomic<bool> failed{false};
+  if (policy == OutputPolicy::untouched_on_error) {
+    detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
+      std::vector<std::uint8_t> codes(16 * p.chunk);
+      const std::uint8_t* rows[16];
+      for (std::uint64_t u = ub; u < ue && !failed.load(std::memory_order_relaxed); ++u) {
+        if (!unpack(p.unit(u), codes.data(), rows, true)) failed = true;
+      }
+    });
+    if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
+  }
+  detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
+    std::vector<std::uint8_t> codes(16 * p.chunk);
+    std::vector<double> e64(p.two ? p.chunk / p.bw + 2 : 0);
+    const std::uint8_t* rows[16];
+    const bool check = policy == OutputPolicy::single_pass;  // else checked by the pass above
+    for (std::uint64_t u = ub; u < ue; ++u) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const detail::BytesPlan::Unit un = p.unit(u);
+      if (!unpack(un, codes.data(), rows, check)) {
+        failed = true;
+        return;
+      }
+      for (std::uint64_t i = 0; i < un.count; ++i) {
+        const std::uint64_t r = un.row[i];
+        float* dst = out + r * p.L + un.c0;
+        if (p.bw == 0) {
+          kernels::DequantCodes(rows[i], un.len, un.c0, 0, sv.data(), nullptr, p.code, dst);
+          continue;
+        }
+        const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
+        const float* s = sv.data() + r * p.nbr + kb;
+        if (!p.two) {
+          kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst);
+        } else {
+          for (std::uint64_t k = 0; k < nbc; ++k) e64[k] = static_cast<double>(s[k]) * g;  // exact: 24 x 24 bits
+          kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, nullptr, e64.data(), p.code, dst);
+        }
+      }
+    }
+  });
+  // Only single_pass gets here with bad bytes; out is then unspecified (fast.hpp).
+  if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
+  return {};
+}
+
+}  // namespace qscheme::fast

@@ -1,0 +1,633 @@
+// Per-target bodies of the fused bytes path (declared in fused.h, dispatched from fused.cc).
+// Included once per Highway target by foreach_target.h.
+//
+// Exactness (docs/SEMANTICS-fast.md section 6). Codes are computed in f32 lanes, twice as many per
+// vector as the f64 kernels of kernels-inl.h, from r = f32(x * f32(1/e)):
+//  * |r - x/e| <= |x/e| * (2^-23 + 2^-48) whenever 1/e lies in [2^-100, 2^100] (else the block is
+//    divided exactly in f64). A code only depends on where x/e lies against the rounding
+//    boundaries: half-integers for integers, and for minifloats the half-integers of
+//    t = y * 2^(m - E) (y = min(|x/e|, vmax), E = max(floor(log2 y), emin)), with t <= 2^(m+1).
+//  * Integers: a result is clamped to [lo, hi] within [-128, 127] whenever |x/e| > 2^8, so only
+//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.9. Minifloats: the error
+//    of t is below 2^(m+1) * 2^-22.9 <= 2^-18.9. When r (or t) lies farther than 2^-13 (integers) or
+//    2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise the vector is
+//    redone with the correctly rounded f64 division of kernels-inl.h's argument, which also sees
+//    exact ties. A binade chosen from r instead of x/e differs only next to a power of two, which
+//    is on the grid: both binades give the same code there.
+//  * Dequantize, one level: value (f32) * scale (f32) is one IEEE multiplication, correctly rounded.
+//    Two levels: value * (s * g) is exact in f64, then demoted once.
+
+#if defined(QSCHEME_FAST_FUSED_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_FUSED_INL_H_
+#undef QSCHEME_FAST_FUSED_INL_H_
+#else
+#define QSCHEME_FAST_FUSED_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "fast/fused.h"
+#include "fast/simd_common-inl.h"
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---------------------------------------------------------------------------- scales
+
+HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+                                    std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
+                                    float* HWY_RESTRICT inv) {
+  const hn::ScalableTag<double> dd;
+  const hn::RebindToUnsigned<decltype(dd)> du;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<std::uint32_t, decltype(dd)> du32;
+  const hn::Rebind<std::int32_t, decltype(dd)> di32;
+  const std::size_t N = hn::Lanes(dd);
+  const auto vwg = hn::Set(dd, s.wg), vmax = hn::Set(dd, s.max), vg = hn::Set(dd, s.g);
+  const auto vmin_normal = hn::Set(dd, std::ldexp(1.0, s.emin));
+  const auto lo_e = hn::Set(dd, 0x1p-100), hi_e = hn::Set(dd, 0x1p100);
+  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst) {
+    const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
+    // 2a / wg is the correctly rounded f64 quotient; it lies on the same side of every grid value
+    // as the exact one (SEMANTICS-fast.md section 3), so rounding it up decides exactly.
+    const auto v = hn::Min(hn::Div(hn::Add(a, a), vwg), vmax);
+    // E = max(floor(log2 v), emin); c = ceil(v * 2^(m - E)) * 2^(E - m): both scalings are exact.
+    const auto eb = hn::ShiftRight<52>(hn::BitCast(du, hn::Max(v, vmin_normal)));  // E + 1023
+    const auto p = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<std::uint64_t>(2046 + s.m)), eb)));
+    const auto pinv = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(eb, hn::Set(du, static_cast<std::uint64_t>(s.m)))));
+    const auto n = hn::Ceil(hn::Mul(v, p));
+    auto c = hn::Mul(n, pinv);
+    hn::Vec<decltype(dd)> code;
+    if (s.ue8m0) {
+      c = hn::Max(c, vmin_normal);  // no zero on the grid: its least value is 2^-127
+      // Biased exponent of c (a power of two, normal in f64): f64 exponent - 1023 + 127.
+      const auto ce = hn::ShiftRight<52>(hn::BitCast(du, c));
+      code = hn::ConvertTo(dd, hn::BitCast(hn::RebindToSigned<decltype(du)>(), hn::Sub(ce, hn::Set(du, 896))));
+    } else {
+      // (E - emin) * 2^m + n: the IEEE-style pattern, subnormals and a carry into the next binade
+      // included (as MiniMagCode).
+      const auto two52 = hn::Set(dd, 4503599627370496.0);
+      const auto ebf = hn::Sub(hn::BitCast(dd, hn::Or(eb, hn::BitCast(du, two52))), two52);
+      code = hn::Add(hn::Mul(hn::Sub(ebf, hn::Set(dd, 1023.0 + s.emin)), hn::Set(dd, std::ldexp(1.0, s.m))), n);
+    }
+    hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, code)), du32, bdst);
+    const auto ev = hn::Mul(c, vg);
+    hn::StoreU(ev, dd, edst);
+    const auto zero = hn::Eq(ev, hn::Zero(dd));
+    const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
+    auto iv = hn::Div(hn::Set(dd, 1.0), ev);
+    iv = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), iv);
+    iv = hn::IfThenZeroElse(zero, iv);
+    hn::StoreU(hn::DemoteTo(df, iv), df, idst);
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
+    HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
+    HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
+    HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(double)];
+    std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
+    one(a, b, ev, iv);
+    std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(e + k, ev, (nb - k) * sizeof(double));
+    std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
+  }
+}
+
+// ---------------------------------------------------------------------------- calibration
+
+// Max |x| bits of whole blocks, N blocks at a time: each block's vectors fold into one vector,
+// then log2(N) levels of ConcatEven/ConcatOdd + Max halve the lanes per block until lane k
+// holds block k's maximum -- no per-block horizontal reduction.
+HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                      std::uint32_t* HWY_RESTRICT amax) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  auto fold = [&](const float* b, std::size_t n) {  // n: a multiple of N
+    auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
+    for (std::size_t i = N; i < n; i += N) m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
+    return m0;
+  };
+  const std::size_t nfull = len / bw;
+  HWY_ALIGN std::int32_t tmp[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
+  std::size_t k = 0;
+  for (; k + N <= nfull; k += N) {
+    for (std::size_t j = 0; j < N; ++j) hn::Store(fold(x + (k + j) * bw, bw), di, tmp + j * N);
+    for (std::size_t cnt = N; cnt > 1; cnt /= 2) {
+      for (std::size_t j = 0; j < cnt / 2; ++j) {
+        const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
+        hn::Store(hn::Max(hn::ConcatEven(di, b, a), hn::ConcatOdd(di, b, a)), di, tmp + j * N);
+      }
+    }
+    std::memcpy(amax + k, tmp, N * sizeof(std::uint32_t));
+  }
+  for (; k < nfull; ++k) amax[k] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, fold(x + k * bw, bw))));
+  if (nfull * bw < len) {  // a partial last block: zero padding leaves its maximum unchanged
+    const std::size_t rest = len - nfull * bw, whole = rest / N * N;
+    auto m = whole ? fold(x + nfull * bw, whole) : hn::Zero(di);
+    if (whole < rest) {
+      HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
+      std::memcpy(b, x + nfull * bw + whole, (rest - whole) * sizeof(float));
+      m = hn::Max(m, hn::And(hn::BitCast(di, hn::Load(df, b)), mask));
+    }
+    amax[nfull] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
+  }
+}
+
+// ---------------------------------------------------------------------------- codes
+
+// Byte codes of one f32 vector by the correctly rounded f64 division (the slow, always exact way).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ExactCodesF64(DF /*df*/, hn::Vec<DF> x, double e, const CodeSpec& c) {
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const hn::Rebind<std::int32_t, decltype(dd)> dhi;
+  const hn::Rebind<std::int32_t, DF> di;
+  const auto ve = hn::Set(dd, e);
+  auto half_codes = [&](hn::Vec<decltype(dh)> xh) {
+    const auto xd = hn::PromoteTo(dd, xh);
+    if (c.fmt < 0) {
+      const auto q = hn::Min(hn::Max(hn::Round(hn::Div(xd, ve)), hn::Set(dd, static_cast<double>(c.lo))), hn::Set(dd, static_cast<double>(c.hi)));
+      return hn::DemoteTo(dhi, q);
+    }
+    const MiniParams mp = Mini(c.fmt);
+    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::Div(hn::Abs(xd), ve), mp.m, mp.emin, mp.vmax));
+  };
+  auto codes = hn::Combine(di, half_codes(hn::UpperHalf(dh, x)), half_codes(hn::LowerHalf(dh, x)));
+  if (c.fmt >= 0) {
+    const MiniParams mp = Mini(c.fmt);
+    const hn::RebindToUnsigned<decltype(di)> du;
+    const auto sbit = hn::ShiftRightSame(hn::BitCast(du, x), mp.sign == 0x80 ? 24 : 28);
+    codes = hn::Or(codes, hn::And(hn::BitCast(di, sbit), hn::Set(di, mp.sign)));
+  }
+  return codes;
+}
+
+// Stores the low byte of each i32 code (two's complement for integers, the pattern for minifloats).
+template <class DI>
+HWY_INLINE void StoreCodeBytes(DI di, hn::Vec<DI> codes, std::uint8_t* HWY_RESTRICT out) {
+  const hn::Rebind<std::uint8_t, DI> d8;
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR  // no TruncateTo there in Highway 1.0.3
+  hn::StoreU(hn::DemoteTo(d8, hn::And(codes, hn::Set(di, 0xFF))), d8, out);
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  (void)di;
+  (void)d8;
+  if constexpr (sizeof(codes.raw) == 64) {
+    // vpmovdb: Highway 1.0.3's TruncateTo takes a shuffle and a permute here.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(codes.raw));
+  } else {
+    hn::StoreU(hn::TruncateTo(d8, hn::BitCast(hn::RebindToUnsigned<DI>(), codes)), d8, out);
+  }
+#else
+  (void)di;
+  hn::StoreU(hn::TruncateTo(d8, hn::BitCast(hn::RebindToUnsigned<DI>(), codes)), d8, out);
+#endif
+}
+
+// Constants of FastCodes, built once per kernel call so that they stay in registers.
+template <class DF>
+struct FastConsts {
+  using DI = hn::Rebind<std::int32_t, DF>;
+  hn::Vec<DF> flo, fhi;                      // integers: the range
+  hn::Vec<DF> near_int, near_mini;           // |r - round(r)| above these: near a boundary
+  hn::Vec<DF> vmax, min_normal;              // minifloats: largest value, 2^emin
+  hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // 254 + m
+  hn::Vec<DI> ebias, sign;                   // 127 + emin; the code's sign bit
+  int m = 0, sign_shift = 24;
+  FastConsts(DF df, const CodeSpec& c) {
+    const DI di;
+    flo = hn::Set(df, static_cast<float>(c.lo));
+    fhi = hn::Set(df, static_cast<float>(c.hi));
+    near_int = hn::Set(df, 0.5f - 0x1p-13f);
+    near_mini = hn::Set(df, 0.5f - 0x1p-16f);
+    const MiniParams mp = Mini(c.fmt < 0 ? 0 : c.fmt);
+    vmax = hn::Set(df, static_cast<float>(mp.vmax));
+    min_normal = hn::BitCast(df, hn::Set(di, (127 + mp.emin) << 23));
+    pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m));
+    ebias = hn::Set(di, 127 + mp.emin);
+    sign = hn::Set(di, mp.sign);
+    m = mp.m;
+    sign_shift = mp.sign == 0x80 ? 24 : 28;
+  }
+};
+
+// Codes of one f32 vector from r = x * inv. Returns false, leaving *out unset, when r (or t,
+// for minifloats) lies near a rounding boundary: the caller then divides exactly.
+// Rounding by the f32 adder: for |v| < 2^22, v + 1.5 * 2^23 is 1.5 * 2^23 + round_even(v)
+// exactly, so its bit pattern minus 0x4B400000 is round_even(v) as an integer, and subtracting
+// the constant again gives round_even(v) as a float -- one add instead of a round and a
+// conversion with overflow fix-ups.
+template <bool kFloat, class DF>
+HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
+                          hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23
+  const auto r = hn::Mul(x, vinv);
+  if constexpr (!kFloat) {
+    // Clamping r to [lo, hi] (integers) before rounding equals clamping the rounded value; a
+    // clamped lane is an integer, never near a boundary.
+    const auto rc = hn::Min(hn::Max(r, k.flo), k.fhi);
+    const auto rm = hn::Add(rc, magic);
+    const auto q = hn::Sub(rm, magic);
+#if QSCHEME_MUTANT == 17  // mutant 17: fused integer codes trust f32 r = x * (1/e) without the near-tie redo
+    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), hn::Set(df, 0.5f));
+#else
+    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
+#endif
+    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
+    *out = hn::Sub(hn::BitCast(di, rm), hn::Set(di, 0x4B400000));
+    return true;
+  } else {
+    const auto y = hn::Min(hn::Abs(r), k.vmax);
+    // E + 127 from the exponent field of max(y, 2^emin); 2^(m - E) has biased exponent (254 + m) - that.
+    const auto eb = hn::ShiftRight<23>(hn::BitCast(du, hn::Max(y, k.min_normal)));
+    const auto p = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.pbias, eb)));
+    const auto t = hn::Mul(y, p);  // <= 2^(m+1): the adder rounds it
+    const auto tm = hn::Add(t, magic);
+    const auto near = hn::Gt(hn::Abs(hn::Sub(t, hn::Sub(tm, magic))), k.near_mini);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
+    // (E - emin) << m + n, with n = bits(tm) - 0x4B400000; the sign bit of x on top.
+    const auto base = hn::ShiftLeftSame(hn::Sub(hn::BitCast(di, eb), k.ebias), k.m);
+    const auto sbit = hn::And(hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift)), k.sign);
+    *out = hn::Or(hn::Add(base, hn::Sub(hn::BitCast(di, tm), hn::Set(di, 0x4B400000))), sbit);
+    return true;
+  }
+}
+
+// Codes of the vector at x by the exact f64 division, out of line: the hot loop stays lean.
+template <class DF>
+HWY_NOINLINE void ExactCodesAt(DF df, const float* HWY_RESTRICT x, double e, const CodeSpec& c,
+                               std::uint8_t* HWY_RESTRICT codes) {
+  const hn::Rebind<std::int32_t, DF> di;
+  StoreCodeBytes(di, ExactCodesF64(df, hn::LoadU(df, x), e, c), codes);
+}
+
+template <bool kFloat>
+HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                               const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
+                               std::uint8_t* HWY_RESTRICT codes) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const std::size_t N = hn::Lanes(df);
+  const FastConsts<hn::ScalableTag<float>> k(df, c);
+  // Blocks are whole vectors and start at a vector: block b covers vpb vectors (the first one
+  // fewer when x starts inside it). One scale for all when bw == 0.
+  const std::size_t nv = (len + N - 1) / N;
+  const std::size_t vpb = bw ? bw / N : nv + 1;
+  const std::size_t nb = bw ? (start % bw + len + bw - 1) / bw : 1;
+  bool any_far = false;  // a block whose 1/e is out of f32 range: all its vectors divide exactly
+  for (std::size_t j = 0; j < nb; ++j) any_far |= std::isnan(inv[j]);
+  std::size_t b = 0, left = bw ? vpb - (start % bw) / N : vpb;
+  auto vinv = hn::Set(df, inv[0]);
+  auto one = [&](const float* src, std::uint8_t* dst) {
+    if (left == 0) {
+      ++b;
+      left = vpb;
+      vinv = hn::Set(df, inv[b]);
+    }
+    --left;
+    if (HWY_UNLIKELY(any_far) && std::isnan(inv[b])) return ExactCodesAt(df, src, e[b], c, dst);
+    hn::Vec<decltype(di)> q;
+    if (HWY_UNLIKELY(!FastCodes<kFloat>(df, hn::LoadU(df, src), vinv, k, &q))) return ExactCodesAt(df, src, e[b], c, dst);
+    StoreCodeBytes(di, q, dst);
+  };
+  const std::size_t whole = len / N * N;
+  // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
+  // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
+  for (std::size_t i = 0; i < whole; i += N) {
+    if (i % 16 == 0) hwy::Prefetch(x + len + i);
+    one(x + i, codes + i);
+  }
+  if (whole < len) {  // the partial last vector, zero-padded
+    HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN std::uint8_t o[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(xb, x + whole, (len - whole) * sizeof(float));
+    one(xb, o);
+    std::memcpy(codes + whole, o, len - whole);
+  }
+}
+
+HWY_NOINLINE void QuantizeCodesImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                    const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
+                                    std::uint8_t* HWY_RESTRICT codes) {
+  if (c.fmt < 0) {
+    QuantizeCodesT<false>(x, len, start, bw, inv, e, c, codes);
+  } else {
+    QuantizeCodesT<true>(x, len, start, bw, inv, e, c, codes);
+  }
+}
+
+// ---------------------------------------------------------------------------- packing
+
+HWY_NOINLINE void PackRowImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, int bits, std::size_t nq,
+                              int ebytes, std::uint8_t* HWY_RESTRICT out) {
+  const std::size_t total = (len + nq - 1) / nq * static_cast<std::size_t>(ebytes);
+  if (bits == 8) {
+    std::memcpy(out, codes, len);
+    std::memset(out + len, 0, total - len);
+    return;
+  }
+  const std::size_t per_byte = static_cast<std::size_t>(8 / bits);
+  const std::size_t full = len / per_byte;  // output bytes made of whole groups of input
+  std::size_t b = 0;
+  if (bits == 4) {
+    // A u16 lane holds two codes (little-endian): low nibble of each, second one moved up by 4.
+    const hn::ScalableTag<std::uint16_t> d16;
+    const hn::Rebind<std::uint8_t, decltype(d16)> d8;
+    const hn::RebindToSigned<decltype(d16)> di16;
+    const std::size_t N = hn::Lanes(d16);
+    for (; b + N <= full; b += N) {
+      const auto w = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(codes + 2 * b));
+      const auto v = hn::Or(hn::And(w, hn::Set(d16, 0x000F)), hn::ShiftRight<4>(hn::And(w, hn::Set(d16, 0x0F00))));
+      hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, v)), d8, out + b);
+    }
+  } else {
+    const hn::ScalableTag<std::uint32_t> d32;
+    const hn::Rebind<std::uint8_t, decltype(d32)> d8;
+    const hn::RebindToSigned<decltype(d32)> di32;
+    const std::size_t N = hn::Lanes(d32);
+    for (; b + N <= full; b += N) {
+      const auto w = hn::LoadU(d32, reinterpret_cast<const std::uint32_t*>(codes + 4 * b));
+      auto v = hn::And(w, hn::Set(d32, 0x3));
+      v = hn::Or(v, hn::And(hn::ShiftRight<6>(w), hn::Set(d32, 0xC)));
+      v = hn::Or(v, hn::And(hn::ShiftRight<12>(w), hn::Set(d32, 0x30)));
+      v = hn::Or(v, hn::And(hn::ShiftRight<18>(w), hn::Set(d32, 0xC0)));
+      hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di32, v)), d8, out + b);
+    }
+  }
+  const std::uint32_t mask = (1u << bits) - 1;
+  for (; b < total; ++b) {  // the last few bytes, and zero padding up to the storage element
+    std::uint32_t v = 0;
+    for (std::size_t f = 0; f < per_byte; ++f) {
+      const std::size_t j = b * per_byte + f;
+      if (j < len) v |= (codes[j] & mask) << (f * static_cast<std::size_t>(bits));
+    }
+    out[b] = static_cast<std::uint8_t>(v);
+  }
+}
+
+HWY_NOINLINE void PackColumnsImpl(const std::uint8_t* const* rows, std::size_t count, std::size_t len, int bits,
+                                  int ebytes, std::uint8_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<std::uint32_t> d32;
+  const hn::Rebind<std::uint8_t, decltype(d32)> d8;
+  const hn::RebindToSigned<decltype(d32)> di32;
+  const std::size_t N = hn::Lanes(d32);
+  const std::uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : ((1u << bits) - 1);
+  const auto vmask = hn::Set(d32, mask);
+  std::size_t j = 0;
+  for (; j + N <= len; j += N) {
+    auto acc = hn::Zero(d32);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto v = hn::And(hn::PromoteTo(d32, hn::LoadU(d8, rows[i] + j)), vmask);
+      acc = hn::Or(acc, hn::ShiftLeftSame(v, static_cast<int>(i) * bits));
+    }
+    if (ebytes == 4) {
+      hn::StoreU(acc, d32, reinterpret_cast<std::uint32_t*>(out + 4 * j));
+    } else {
+      hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di32, acc)), d8, out + j);
+    }
+  }
+  for (; j < len; ++j) {
+    std::uint32_t w = 0;
+    for (std::size_t i = 0; i < count; ++i) w |= (rows[i][j] & mask) << (i * static_cast<std::size_t>(bits));
+    for (int b = 0; b < ebytes; ++b) out[j * static_cast<std::size_t>(ebytes) + b] = static_cast<std::uint8_t>(w >> (8 * b));
+  }
+}
+
+HWY_NOINLINE bool UnpackRowImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t len, int bits, std::size_t nq,
+                                int ebytes, std::uint8_t* HWY_RESTRICT codes) {
+  const std::size_t total = (len + nq - 1) / nq * static_cast<std::size_t>(ebytes);
+  const std::size_t per_byte = static_cast<std::size_t>(8 / bits);
+  const std::uint32_t mask = (1u << bits) - 1;
+  std::size_t b = 0;
+  const std::size_t full = len / per_byte;
+  if (bits == 8) {
+    std::memcpy(codes, in, len);
+    b = len;
+  } else if (bits == 4) {
+    const hn::ScalableTag<std::uint16_t> d16;
+    const hn::Rebind<std::uint8_t, decltype(d16)> d8;
+    const std::size_t N = hn::Lanes(d16);
+    for (; b + N <= full; b += N) {
+      const auto w = hn::PromoteTo(d16, hn::LoadU(d8, in + b));
+      const auto v = hn::Or(hn::And(w, hn::Set(d16, 0x000F)), hn::ShiftLeft<4>(hn::And(w, hn::Set(d16, 0x00F0))));
+      hn::StoreU(v, d16, reinterpret_cast<std::uint16_t*>(codes + 2 * b));
+    }
+  } else {
+    const hn::ScalableTag<std::uint32_t> d32;
+    const hn::Rebind<std::uint8_t, decltype(d32)> d8;
+    const std::size_t N = hn::Lanes(d32);
+    for (; b + N <= full; b += N) {
+      const auto w = hn::PromoteTo(d32, hn::LoadU(d8, in + b));
+      auto v = hn::And(w, hn::Set(d32, 0x3));
+      v = hn::Or(v, hn::ShiftLeft<6>(hn::And(w, hn::Set(d32, 0xC))));
+      v = hn::Or(v, hn::ShiftLeft<12>(hn::And(w, hn::Set(d32, 0x30))));
+      v = hn::Or(v, hn::ShiftLeft<18>(hn::And(w, hn::Set(d32, 0xC0))));
+      hn::StoreU(v, d32, reinterpret_cast<std::uint32_t*>(codes + 4 * b));
+    }
+  }
+  bool padding_zero = true;
+  for (; b < total; ++b) {
+    for (std::size_t f = 0; f < per_byte; ++f) {
+      const std::size_t j = b * per_byte + f;
+      const std::uint8_t v = static_cast<std::uint8_t>((in[b] >> (f * static_cast<std::size_t>(bits))) & mask);
+      if (j < len) {
+        codes[j] = v;
+      } else if (v != 0) {
+        padding_zero = false;
+      }
+    }
+  }
+  return padding_zero;
+}
+
+HWY_NOINLINE bool UnpackColumnsImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t count, std::size_t len, int bits,
+                                    int ebytes, std::uint8_t* const* rows) {
+  const hn::ScalableTag<std::uint32_t> d32;
+  const hn::Rebind<std::uint8_t, decltype(d32)> d8;
+  const hn::RebindToSigned<decltype(d32)> di32;
+  const std::size_t N = hn::Lanes(d32);
+  const std::uint32_t mask = (1u << bits) - 1;
+  const std::size_t used = count * static_cast<std::size_t>(bits);  // bits of a storage element in use
+  const std::uint32_t unused = used >= 32 ? 0u : ~((1u << used) - 1) & (ebytes == 4 ? 0xFFFFFFFFu : 0xFFu);
+  const auto vmask = hn::Set(d32, mask), vunused = hn::Set(d32, unused);
+  auto bad = hn::Zero(d32);
+  std::size_t j = 0;
+  for (; j + N <= len; j += N) {
+    const auto w = ebytes == 4 ? hn::LoadU(d32, reinterpret_cast<const std::uint32_t*>(in + 4 * j))
+                               : hn::PromoteTo(d32, hn::LoadU(d8, in + j));
+    bad = hn::Or(bad, hn::And(w, vunused));
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto v = hn::And(hn::ShiftRightSame(w, static_cast<int>(i) * bits), vmask);
+      hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di32, v)), d8, rows[i] + j);
+    }
+  }
+  bool ok = hn::AllTrue(d32, hn::Eq(bad, hn::Zero(d32)));
+  for (; j < len; ++j) {
+    std::uint32_t w = 0;
+    for (int b = 0; b < ebytes; ++b) w |= static_cast<std::uint32_t>(in[j * static_cast<std::size_t>(ebytes) + b]) << (8 * b);
+    if (w & unused) ok = false;
+    for (std::size_t i = 0; i < count; ++i) rows[i][j] = static_cast<std::uint8_t>((w >> (i * static_cast<std::size_t>(bits))) & mask);
+  }
+  return ok;
+}
+
+// ---------------------------------------------------------------------------- dequantize
+
+// Signed value of raw integer fields (sign-extended from `bits`) or the f32 value of minifloat
+// patterns, from one vector of u8 codes widened to i32 lanes.
+template <class DI>
+HWY_INLINE hn::Vec<hn::Rebind<float, DI>> CodeValues(DI di, hn::Vec<DI> raw, const CodeSpec& c) {
+  const hn::Rebind<float, DI> df;
+  if (c.fmt >= 0) return MiniValue(di, raw, Mini(c.fmt));
+  return hn::ConvertTo(df, hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits));
+}
+
+HWY_NOINLINE std::size_t FirstBadCodeImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, const CodeSpec& c) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<std::uint8_t, decltype(di)> d8;
+  const std::size_t N = hn::Lanes(di);
+  const int nan_mask = c.fmt < 0 ? 0 : c.nan_mask;
+  auto bad = [&](hn::Vec<decltype(di)> raw) {
+    if (c.fmt >= 0) {  // a pattern wider than the format (e2m1 in a native byte), or NaN/inf
+      const auto vm = hn::Set(di, nan_mask);
+      const auto wide = hn::Gt(raw, hn::Set(di, c.hi));
+      return nan_mask ? hn::Or(wide, hn::Eq(hn::And(raw, vm), vm)) : wide;
+    }
+    const auto v = hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits);
+    return hn::Or(hn::Lt(v, hn::Set(di, c.lo)), hn::Gt(v, hn::Set(di, c.hi)));
+  };
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) {
+    const auto m = bad(hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, codes + i))));
+    if (HWY_UNLIKELY(!hn::AllFalse(di, m))) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+  }
+  if (i < len) {
+    HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};  // field 0 is a code of every kind
+    std::memcpy(b, codes + i, len - i);
+    const auto m = bad(hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::Load(d8, b))));
+    if (!hn::AllFalse(di, m)) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+  }
+  return len;
+}
+
+HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
+                                             float* HWY_RESTRICT value) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  const hn::Rebind<float, decltype(di)> df;
+  const std::size_t N = hn::Lanes(di);
+  const int sb = dt == 0 ? 4 : (dt == 1 || dt == 2) ? 2 : 1;
+  auto load = [&](const std::uint8_t* p) -> hn::Vec<decltype(di)> {
+    if (sb == 4) return hn::BitCast(di, hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p)));
+    if (sb == 2) {
+      return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint16_t, decltype(du)>(),
+                                                        reinterpret_cast<const std::uint16_t*>(p))));
+    }
+    return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint8_t, decltype(du)>(), p)));
+  };
+  // valid: finite, non-negative patterns (detail::scale_from_bits); value: exact f32.
+  auto one = [&](hn::Vec<decltype(di)> b, float* dst) {
+    hn::Mask<decltype(di)> ok;
+    hn::Vec<decltype(df)> v;
+    switch (dt) {
+      case 0:
+        ok = hn::AndNot(hn::Lt(b, hn::Zero(di)), hn::Lt(b, hn::Set(di, 0x7F800000)));
+        v = hn::BitCast(df, b);
+        break;
+      case 1:
+        ok = hn::Lt(b, hn::Set(di, 0x7C00));
+        v = MiniValue(di, b, MiniParams{10, -14, 65504.0, 0x8000});
+        break;
+      case 2:
+        ok = hn::Lt(b, hn::Set(di, 0x7F80));
+        v = hn::BitCast(df, hn::ShiftLeft<16>(b));
+        break;
+      case 3:
+        ok = hn::Lt(b, hn::Set(di, 0xFF));
+        v = hn::BitCast(df, hn::IfThenElse(hn::Eq(b, hn::Zero(di)), hn::Set(di, 0x00400000), hn::ShiftLeft<23>(b)));
+        break;
+      default:
+        ok = hn::Lt(b, hn::Set(di, 0x7F));
+        v = MiniValue(di, b, MiniParams{3, -6, 448.0, 0x80});
+        break;
+    }
+    hn::StoreU(v, df, dst);
+    return hn::Not(ok);
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) {
+    const auto bad = one(load(in + k * sb), value + k);
+    if (HWY_UNLIKELY(!hn::AllFalse(di, bad))) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, bad));
+  }
+  if (k < nb) {
+    HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES] = {};  // pattern 0 is valid for every dtype
+    HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(b, in + k * sb, (nb - k) * sb);
+    const auto bad = one(load(b), v);
+    std::memcpy(value + k, v, (nb - k) * sizeof(float));
+    if (!hn::AllFalse(di, bad)) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, bad));
+  }
+  return nb;
+}
+
+HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
+                                   std::size_t bw, const float* HWY_RESTRICT e32, const double* HWY_RESTRICT e64,
+                                   const CodeSpec& c, float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const hn::Rebind<std::uint8_t, decltype(df)> d8;
+  const hn::Half<decltype(df)> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const std::size_t N = hn::Lanes(df);
+  std::size_t i = 0, k = 0;
+  std::size_t next = bw ? (start / bw + 1) * bw - start : len;
+  while (i < len) {
+    const std::size_t end = next < len ? next : len;
+    auto one = [&](const std::uint8_t* src, float* dst) {
+      const auto v = c.fmt < 0 && c.bits == 8
+                         ? hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, decltype(df)>(),
+                                                                         reinterpret_cast<const std::int8_t*>(src))))
+                         : CodeValues(di, hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, src))), c);
+      if (e64 == nullptr) {
+        hn::StoreU(hn::Mul(v, hn::Set(df, e32[k])), df, dst);
+        return;
+      }
+      const auto ve = hn::Set(dd, e64[k]);
+      const auto lo = DemoteToF32Overflowing(dh, dd, hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, v)), ve));
+      const auto hi = DemoteToF32Overflowing(dh, dd, hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, v)), ve));
+      hn::StoreU(hn::Combine(df, hi, lo), df, dst);
+    };
+    for (; i + N <= end; i += N) one(codes + i, out + i);
+    if (i < end) {
+      HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
+      std::memcpy(b, codes + i, end - i);
+      one(b, o);
+      std::memcpy(out + i, o, (end - i) * sizeof(float));
+      i = end;
+    }
+    ++k;
+    next += bw;
+  }
+}
+
+HWY_NOINLINE std::size_t FusedLanesImpl() { return hn::Lanes(hn::ScalableTag<float>()); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

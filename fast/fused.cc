@@ -1,0 +1,68 @@
+// Highway dynamic dispatch for the fused bytes-path kernels in fused-inl.h (declared in fused.h).
+#include "fast/fused.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "fast/fused.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "fast/fused-inl.h"
+
+#if HWY_ONCE
+#include "fast/kernels.h"
+
+namespace qscheme::fast::kernels {
+
+HWY_EXPORT(BlockMaxAbsBitsImpl);
+HWY_EXPORT(ScalesFromMaxImpl);
+HWY_EXPORT(QuantizeCodesImpl);
+HWY_EXPORT(PackRowImpl);
+HWY_EXPORT(PackColumnsImpl);
+HWY_EXPORT(UnpackRowImpl);
+HWY_EXPORT(UnpackColumnsImpl);
+HWY_EXPORT(FirstBadCodeImpl);
+HWY_EXPORT(ScalesFromBytesImpl);
+HWY_EXPORT(DequantCodesImpl);
+HWY_EXPORT(FusedLanesImpl);
+
+// Every entry point first applies QSCHEME_TARGET (kernels.cc), as the kernels of kernels.h do.
+#define QSCHEME_FUSED_CALL(name) (ApplyTargetEnv(), HWY_DYNAMIC_DISPATCH(name))
+
+void BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
+  QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
+}
+void ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+                   float* inv) {
+  QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv);
+}
+void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
+                   const double* e, const CodeSpec& c, std::uint8_t* codes) {
+  QSCHEME_FUSED_CALL(QuantizeCodesImpl)(x, len, start, bw, inv, e, c, codes);
+}
+void PackRow(const std::uint8_t* codes, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* out) {
+  QSCHEME_FUSED_CALL(PackRowImpl)(codes, len, bits, nq, ebytes, out);
+}
+void PackColumns(const std::uint8_t* const* rows, std::size_t count, std::size_t len, int bits, int ebytes,
+                 std::uint8_t* out) {
+  QSCHEME_FUSED_CALL(PackColumnsImpl)(rows, count, len, bits, ebytes, out);
+}
+bool UnpackRow(const std::uint8_t* in, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* codes) {
+  return QSCHEME_FUSED_CALL(UnpackRowImpl)(in, len, bits, nq, ebytes, codes);
+}
+bool UnpackColumns(const std::uint8_t* in, std::size_t count, std::size_t len, int bits, int ebytes,
+                   std::uint8_t* const* rows) {
+  return QSCHEME_FUSED_CALL(UnpackColumnsImpl)(in, count, len, bits, ebytes, rows);
+}
+std::size_t FirstBadCode(const std::uint8_t* codes, std::size_t len, const CodeSpec& c) {
+  return QSCHEME_FUSED_CALL(FirstBadCodeImpl)(codes, len, c);
+}
+std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, float* value) {
+  return QSCHEME_FUSED_CALL(ScalesFromBytesImpl)(in, nb, dt, value);
+}
+void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
+                  const double* e64, const CodeSpec& c, float* out) {
+  QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, e32, e64, c, out);
+}
+std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
+
+}  // namespace qscheme::fast::kernels
+#endif  // HWY_ONCE

@@ -1,0 +1,86 @@
+// Dispatched SIMD kernels of the fused bytes path (fast/quantize_bytes.cc, dequantize_bytes.cc):
+// f32 straight to Burn's serialized bytes and back, one L1-sized chunk of a row at a time, with
+// one-byte codes in between instead of i32. Pointer + length entry points, caller-owned output,
+// no validation (preconditions per kernel). Exactness arguments: docs/SEMANTICS-fast.md section 6.
+// Their scalar twins are in fused_scalar.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qscheme::fast::kernels {
+
+// How block scales follow from a block's max |x| under the exact profile:
+//   c = smallest value of the scale grid >= 2a / wg  (saturating at the grid's max)
+//   e = c * g  (the effective scale, exact in f64)
+struct ScaleSpec {
+  double wg = 1;      // W (one level) or W * g (two levels); W * g is exact in f64
+  double g = 1;       // the global scale (two levels) or 1
+  int m = 23;         // grid: mantissa bits,
+  int emin = -126;    //       smallest normal exponent,
+  double max = 0;     //       largest value,
+  bool has_zero = true;  //    0 is on the grid (false: ue8m0, whose least value is 2^-127)
+  bool ue8m0 = false;    //    bit pattern = biased exponent (else IEEE-like: (E - emin) << m | n)
+};
+
+// For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,
+// e[k] = c * g, inv[k] = f32(1 / e[k]), 0 when e[k] == 0, NaN when e[k] lies outside
+// [2^-100, 2^100] (QuantizeCodes then divides exactly).
+void ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+                   float* inv);
+
+// amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one possibly
+// partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity.
+// Precondition: lanes divide bw.
+void BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+
+// Value kind of one-byte codes: integers in [lo, hi] (fmt < 0), or a minifloat (fmt 0 e4m3,
+// 1 e5m2, 2 e2m1) whose code is its bit pattern.
+struct CodeSpec {
+  int lo = 0, hi = 0;
+  int fmt = -1;
+  int bits = 8;      // field width in the serialized bytes
+  int nan_mask = 0;  // minifloats: a pattern p with (p & nan_mask) == nan_mask is NaN/inf (0: none)
+};
+
+// Exact-profile codes of x[0..len): codes[i] = x[i] / e(i) rounded as QuantizeExactInt/Float
+// (two's complement byte for integers, the bit pattern for minifloats). Element i lies in block
+// (start + i) / bw - start / bw of inv/e (bw == 0: one scale, inv[0]/e[0], for all).
+// Preconditions: lanes divide bw and start (see FusedLanes), x finite, inv/e from ScalesFromMax.
+void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
+                   const double* e, const CodeSpec& c, std::uint8_t* codes);
+
+// Horizontal packing of one row chunk: out gets ceil(len / nq) storage elements of ebytes bytes;
+// field i of element j (little-endian, i * bits up) = codes[j * nq + i] & mask(bits), zero past
+// len. nq * bits == ebytes * 8.
+void PackRow(const std::uint8_t* codes, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* out);
+// Vertical packing: out gets len storage elements; field i of element j = rows[i][j] & mask(bits)
+// for i < count, zero for count <= i < nq. ebytes is 1 or 4.
+void PackColumns(const std::uint8_t* const* rows, std::size_t count, std::size_t len, int bits, int ebytes,
+                 std::uint8_t* out);
+
+// Inverses: raw fields (0 .. 2^bits - 1) into codes. UnpackRow returns false when a field past
+// len (padding) is not zero; UnpackColumns when a field i >= count of some element is not zero.
+bool UnpackRow(const std::uint8_t* in, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* codes);
+bool UnpackColumns(const std::uint8_t* in, std::size_t count, std::size_t len, int bits, int ebytes,
+                   std::uint8_t* const* rows);
+
+// First i < len whose raw field is no code of the kind (integers outside [lo, hi] after sign
+// extension from `bits`; minifloat patterns above hi = 2^value_bits - 1, or NaN/inf); len if none.
+std::size_t FirstBadCode(const std::uint8_t* codes, std::size_t len, const CodeSpec& c);
+
+// Stored scales (nb of them, sbytes each, little-endian) of dtype dt (0 f32, 1 f16, 2 bf16,
+// 3 ue8m0, 4 ue4m3, as ScaleDtype) to f32 values. Returns the first index whose pattern no stored
+// scale can have (see detail::scale_from_bits), or nb; value[k] is meaningless from there on.
+std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, float* value);
+
+// Exact dequantize of raw fields: out[i] = f32_rne(value(codes[i]) * e(i)), blocks as in
+// QuantizeCodes. One level: e32 = the scales (f32 values), e64 = nullptr; two levels: e64 = s * g
+// (exact in f64), e32 = nullptr. Preconditions: valid codes; lanes divide bw and start.
+void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
+                  const double* e64, const CodeSpec& c, float* out);
+
+// f32 lanes of the fused kernels on the current target (bw and chunk starts must be multiples).
+std::size_t FusedLanes();
+
+}  // namespace qscheme::fast::kernels

@@ -1,0 +1,185 @@
+// fast::quantize_to_bytes: f32 straight to Burn's serialized bytes. The fused path (bytes_plan.hpp)
+// calibrates, rounds the scales, quantizes and packs one L1-sized unit at a time with one-byte
+// codes; anything it does not take, and every error, goes through quantize + encode, which give
+// the same bytes and the documented error.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "fast/bytes_plan.hpp"
+#include "fast/exact_scale.h"
+#include "fast/fast.hpp"
+#include "fast/fused.h"
+#include "fast/kernels.h"
+#include "fast/parallel.hpp"
+#include "fast/scalar.h"
+
+namespace qscheme::fast {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "serialized bytes are written with host stores");
+
+void put_le(std::uint8_t* p, std::uint32_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// Little-endian scale patterns of sbytes (1, 2 or 4) bytes each.
+void store_scales(const std::uint32_t* bits, std::uint64_t n, int sbytes, std::uint8_t* out) {
+  switch (sbytes) {
+    case 1:
+      for (std::uint64_t k = 0; k < n; ++k) out[k] = static_cast<std::uint8_t>(bits[k]);
+      break;
+    case 2:
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const auto v = static_cast<std::uint16_t>(bits[k]);
+        std::memcpy(out + 2 * k, &v, 2);  // x86-64: little-endian host
+      }
+      break;
+    default:
+      std::memcpy(out, bits, n * 4);
+      break;
+  }
+}
+
+// quantize + encode, copied into out only on success.
+Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                        const QuantizeOptions& options, std::uint8_t* out) {
+  auto q = quantize(scheme, shape, std::span<const float>(x, n), options);
+  if (!q) return q.status();
+  auto bytes = encode(*q);
+  if (!bytes) return bytes.status();
+  if (!bytes->empty()) std::memcpy(out, bytes->data(), bytes->size());
+  return {};
+}
+
+// Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
+struct Scratch {
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint32_t> amax, bits;
+  std::vector<double> e;
+  std::vector<float> inv;
+  explicit Scratch(const detail::BytesPlan& p) {
+    const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
+    codes.resize(16 * p.chunk);
+    amax.resize(nbc);
+    bits.resize(nbc);
+    e.resize(nbc);
+    inv.resize(nbc);
+  }
+};
+
+}  // namespace
+
+Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                         const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
+  auto lr = make_layout(scheme, shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  if (n != l.elements) {
+    return Status(ErrorCode::size_mismatch, "x has " + std::to_string(n) + " values but the shape has " +
+                                                std::to_string(l.elements) + " elements");
+  }
+  if (out_size != l.total_bytes) {
+    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
+                                                " bytes; the layout needs " + std::to_string(l.total_bytes));
+  }
+  const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
+  if (!p.fused || options.profile != Profile::exact || options.calibration != Calibration::minmax || options.scales) {
+    return general_quantize(scheme, shape, x, n, options, out);
+  }
+
+  std::uint8_t* scales_out = out + l.value_bytes;
+  kernels::ScaleSpec spec = p.spec;
+  // Block maxima up front when the output must stay untouched on error, or when a scale depends on
+  // more than its own block (two levels, one scale for the tensor), or blocks span units.
+  const bool uniform = p.bw == 0;
+  const bool prepass = policy == OutputPolicy::untouched_on_error || p.two || uniform || p.bw > p.chunk;
+  std::vector<std::uint32_t> amax;
+  double uniform_e = 0;
+  float uniform_inv = 0;
+  if (prepass) {
+    amax.assign(uniform ? p.rows : l.scales, 0u);
+    detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
+      for (std::uint64_t r = rb; r < re; ++r) {
+        if (uniform) {
+          amax[r] = kernels::MaxAbsBits(x + r * p.L, p.L);
+        } else {
+          kernels::BlockMaxAbsBits(x + r * p.L, p.L, p.bw, &amax[r * p.nbr]);
+        }
+      }
+    });
+    std::uint32_t top = 0;
+    for (std::uint32_t a : amax) top = std::max(top, a);
+    if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
+    if (p.two) {
+      // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
+      const double a = scalar::f32_from_bits(top);
+      const double gm = detail::grid_round_up(2.0 * a / (p.W * p.Dmax), detail::f32_grid());
+      const double g = std::max(gm, std::ldexp(1.0, -126));
+      spec.g = g;
+      spec.wg = p.W * g;
+      put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(g)), 4);
+    }
+    if (uniform) {
+      std::uint32_t b;
+      kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
+      put_le(scales_out, b, p.sbytes);
+    }
+  }
+
+  const bool native = p.bits == 8 && p.nq == 1;
+  std::atomic<bool> failed{false};
+  detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
+    Scratch s(p);
+    const std::uint8_t* rows[16];
+    for (std::uint64_t u = ub; u < ue; ++u) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const detail::BytesPlan::Unit un = p.unit(u);
+      for (std::uint64_t i = 0; i < un.count; ++i) {
+        const std::uint64_t r = un.row[i];
+        const float* xr = x + r * p.L + un.c0;
+        // A native store takes the code bytes as they are: write them in place.
+        std::uint8_t* codes = native ? out + un.value_offset : s.codes.data() + i * p.chunk;
+        rows[i] = codes;
+        if (uniform) {
+          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, p.code, codes);
+          continue;
+        }
+        const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
+        const std::uint32_t* a = nullptr;
+        if (prepass) {
+          a = &amax[r * p.nbr + kb];
+        } else {
+          kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.data());
+          for (std::uint64_t k = 0; k < nbc; ++k) {
+            if (s.amax[k] >= 0x7F800000u) {
+              failed = true;
+              return;
+            }
+          }
+          a = s.amax.data();
+        }
+        kernels::ScalesFromMax(a, nbc, spec, s.bits.data(), s.e.data(), s.inv.data());
+        // A block's scale is written by the unit holding its first column, once.
+        const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
+        if (k0 < nbc) store_scales(s.bits.data() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
+        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), p.code, codes);
+      }
+      std::uint8_t* dst = out + un.value_offset;
+      if (native) continue;
+      if (p.vertical) {
+        kernels::PackColumns(rows, un.count, un.len, p.bits, p.ebytes, dst);
+      } else {
+        kernels::PackRow(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
+      }
+    }
+  });
+  // Only single_pass gets here with non-finite input; out is then unspecified (fast.hpp).
+  if (failed.load()) return general_quantize(scheme, shape, x, n, options, out);
+  return {};
+}
+
+}  // namespace qscheme::fast

@@ -1,0 +1,357 @@
+// The fused bytes path (fast::quantize_to_bytes, fast::dequantize_from_bytes) against the
+// reference engine: same bytes, same dequantized f32 bits, same error code and index, and `out`
+// untouched on every error under OutputPolicy::untouched_on_error; on every compiled Highway
+// target. Its scale kernels are also checked against their scalar twins (exact_scale.h).
+#include <boost/test/unit_test.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "fast/bytes_plan.hpp"
+#include "fast/exact_scale.h"
+#include "fast/fast.hpp"
+#include "fast/fused.h"
+#include "fast/kernels.h"
+#include "hwy/targets.h"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+#include "tests/edge_tensors.hpp"
+
+namespace fast = qscheme::fast;
+namespace ref = qscheme::reference;
+using qscheme::testing::Bits;
+using qscheme::testing::FromBits;
+using qscheme::testing::Tensors;
+
+namespace {
+
+constexpr std::uint8_t kCanary = 0xA5;
+constexpr std::size_t kOtherTargetStride = 7;  // other targets: every 7th scheme
+constexpr std::uint64_t kReferenceMaxElements = 400;  // larger tensors: against quantize + encode
+
+// Shapes that reach every branch of the plan: one row, several rows, rank 3, rows longer than a
+// chunk (2048 columns) with a partial last chunk, row counts that leave partial packing groups.
+const std::vector<std::vector<std::uint64_t>>& Shapes() {
+  static const std::vector<std::vector<std::uint64_t>> s{{64}, {3, 96}, {5, 2, 64}, {17, 32}, {2, 2112}, {9, 48}, {7, 3, 16}};
+  return s;
+}
+
+// Block maxima that put a scale exactly on its grid and elements exactly on rounding boundaries
+// of the codes (and one f32 ulp either side): per block, the max M = W/2 * c for a grid value c,
+// then (k + 1/2) * c for integers, grid midpoints * c for minifloats.
+std::vector<float> TieTensor(const qscheme::Scheme& s, std::uint64_t n, std::uint64_t bw, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const qscheme::ValueInfo& vi = qscheme::info(s.value);
+  const double W = vi.hi - vi.lo;
+  std::vector<float> x(n);
+  const std::uint64_t w = bw ? bw : n;
+  for (std::uint64_t b0 = 0; b0 < n; b0 += w) {
+    const double c = std::ldexp(1.0 + (rng() % 4) / 4.0, static_cast<int>(rng() % 6) - 3);
+    for (std::uint64_t i = b0; i < std::min(n, b0 + w); ++i) {
+      double t;
+      if (i == b0) {
+        t = W / 2;
+      } else if (!vi.is_float) {
+        t = static_cast<double>(static_cast<int>(rng() % static_cast<unsigned>(vi.hi)) ) + 0.5;
+      } else {
+        // Midpoints between neighbouring small grid values: 0.25, 0.75, 1.25, 2.5, 3.5, 5 (e2m1),
+        // 1.0625... (e4m3) -- built as (v + next(v)) / 2 from the grid's first values.
+        static const double mids[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 1.0625, 1.5625, 0.0029296875};
+        t = mids[rng() % 10];
+      }
+      float v = static_cast<float>(t * c);
+      if (i % 3 == 1) v = std::nextafter(v, 1e30f);
+      if (i % 3 == 2) v = std::nextafter(v, -1e30f);
+      x[i] = (rng() & 1) ? -v : v;
+    }
+  }
+  return x;
+}
+
+std::vector<std::uint8_t> Expected(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape,
+                                   const std::vector<float>& x, const qscheme::QuantizeOptions& o, qscheme::Status* st) {
+  if (x.size() <= kReferenceMaxElements) {
+    auto q = ref::quantize(s, shape, x, o);
+    if (!q) {
+      *st = q.status();
+      return {};
+    }
+    return ref::encode(*q).value();
+  }
+  auto q = fast::quantize(s, shape, x, o);
+  if (!q) {
+    *st = q.status();
+    return {};
+  }
+  return fast::encode(*q).value();
+}
+
+std::vector<float> ExpectedDequant(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape,
+                                   const std::vector<std::uint8_t>& b, qscheme::Profile prof, qscheme::Status* st) {
+  if (b.size() <= kReferenceMaxElements) {
+    auto q = ref::decode(s, shape, b, prof);
+    if (!q) {
+      *st = q.status();
+      return {};
+    }
+    auto d = ref::dequantize(*q);
+    if (!d) *st = d.status();
+    return d ? *d : std::vector<float>{};
+  }
+  auto q = fast::decode(s, shape, b, prof);
+  if (!q) {
+    *st = q.status();
+    return {};
+  }
+  auto d = fast::dequantize(*q);
+  if (!d) *st = d.status();
+  return d ? *d : std::vector<float>{};
+}
+
+void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const qscheme::Layout& l,
+                   const std::vector<float>& x, const qscheme::QuantizeOptions& o) {
+  qscheme::Status want_st;
+  const auto want = Expected(s, shape, x, o, &want_st);
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<std::uint8_t> out(l.total_bytes, kCanary);
+    const auto st = fast::quantize_to_bytes(s, shape, x.data(), x.size(), o, out.data(), out.size(), pol);
+    BOOST_TEST_REQUIRE(st.ok() == want_st.ok(), "got " << st.to_string() << " want " << want_st.to_string());
+    if (!st.ok()) {
+      BOOST_TEST((st.code() == want_st.code()));
+      BOOST_TEST(st.index() == want_st.index());
+      if (pol == fast::OutputPolicy::untouched_on_error) {
+        BOOST_TEST(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == kCanary; }));
+      }
+      continue;
+    }
+    BOOST_TEST(out == want, boost::test_tools::per_element());
+  }
+  if (!want_st.ok()) return;
+  for (auto prof : {qscheme::Profile::exact, qscheme::Profile::onnx, qscheme::Profile::burn}) {
+    qscheme::Status dst;
+    const auto dwant = ExpectedDequant(s, shape, want, prof, &dst);
+    std::vector<float> got(l.elements, FromBits(0x7FC0DEAD));
+    const auto st = fast::dequantize_from_bytes(s, shape, want.data(), want.size(), prof, got.data(), got.size());
+    BOOST_TEST_REQUIRE(st.ok() == dst.ok(), st.to_string() << " vs " << dst.to_string());
+    if (!st.ok()) {
+      BOOST_TEST((st.code() == dst.code()));
+      continue;
+    }
+    std::vector<std::uint32_t> a, b;
+    for (float v : got) a.push_back(Bits(v));
+    for (float v : dwant) b.push_back(Bits(v));
+    BOOST_TEST(a == b, boost::test_tools::per_element());
+  }
+}
+
+// Corrupts bytes of a valid serialization and compares the outcome with decode + dequantize;
+// under untouched_on_error a failure must leave every output float as it was.
+void CheckCorrupt(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const qscheme::Layout& l,
+                  std::vector<std::uint8_t> bytes, std::mt19937& rng) {
+  for (int trial = 0; trial < 3; ++trial) {
+    auto b = bytes;
+    for (int k = 0; k < 1 + trial; ++k) b[rng() % b.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    qscheme::Status want_st;
+    auto q = fast::decode(s, shape, b, qscheme::Profile::exact);
+    std::vector<float> want;
+    if (q) {
+      auto d = fast::dequantize(*q);
+      if (d) want = *d;
+      else want_st = d.status();
+    } else {
+      want_st = q.status();
+    }
+    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+      std::vector<float> got(l.elements, FromBits(0x7FC0DEAD));
+      const auto st = fast::dequantize_from_bytes(s, shape, b.data(), b.size(), qscheme::Profile::exact, got.data(),
+                                                  got.size(), pol);
+      BOOST_TEST_REQUIRE(st.ok() == want_st.ok(), st.to_string() << " vs " << want_st.to_string());
+      if (!st.ok()) {
+        BOOST_TEST((st.code() == want_st.code()));
+        BOOST_TEST(st.index() == want_st.index());
+        if (pol == fast::OutputPolicy::untouched_on_error) {
+          BOOST_TEST(std::all_of(got.begin(), got.end(), [](float v) { return Bits(v) == 0x7FC0DEAD; }));
+        }
+        continue;
+      }
+      std::vector<std::uint32_t> x, y;
+      for (float v : got) x.push_back(Bits(v));
+      for (float v : want) y.push_back(Bits(v));
+      BOOST_TEST(x == y, boost::test_tools::per_element());
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_for_every_supported_scheme) {
+  std::size_t cases = 0, fused = 0;
+  const auto targets = fast::kernels::AvailableTargetBits();
+  for (std::int64_t t : targets) {
+    hwy::SetSupportedTargetsForTest(t);
+    std::size_t si = 0;
+    for (const auto& s : qscheme::tuple_space()) {
+      ++si;
+      if (!qscheme::validate_scheme(s).ok()) continue;
+      if (t != targets.front() && si % kOtherTargetStride != 0) continue;
+      std::mt19937 rng(static_cast<std::uint32_t>(si));
+      for (const auto& shape : Shapes()) {
+        const auto l = qscheme::make_layout(s, shape);
+        if (!l.ok()) continue;
+        const auto plan = fast::detail::make_bytes_plan(s, *l);
+        if (plan.fused) ++fused;
+        // Big tensors only for fused plans (the general path is covered by fast_vs_reference_test).
+        if (!plan.fused && l->elements > kReferenceMaxElements) continue;
+        auto xs = Tensors(l->elements, static_cast<std::uint32_t>(si));
+        xs.push_back(TieTensor(s, l->elements, plan.bw, static_cast<std::uint32_t>(si)));
+        if (l->elements > 1) {
+          auto nan = xs[0];
+          nan[rng() % nan.size()] = (rng() & 1) ? NAN : -INFINITY;
+          xs.push_back(nan);
+        }
+        for (std::size_t ti = 0; ti < xs.size(); ++ti) {
+          BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " shape "
+                                       << l->shape.size() << "-D " << l->elements << " tensor " << ti
+                                       << (plan.fused ? " fused" : " general: ") << plan.why) {
+            CheckQuantize(s, shape, *l, xs[ti], {});
+            ++cases;
+            if (ti == 0) {
+              auto q = fast::quantize(s, shape, xs[ti]).value();
+              CheckCorrupt(s, shape, *l, fast::encode(q).value(), rng);
+            }
+          }
+        }
+        // Options the fused path leaves to the general one still give the same bytes.
+        if (l->elements <= kReferenceMaxElements && si % 5 == 0) {
+          qscheme::QuantizeOptions o;
+          o.profile = qscheme::Profile::burn;
+          CheckQuantize(s, shape, *l, xs[0], o);
+          o.profile = qscheme::Profile::exact;
+          o.calibration = qscheme::Calibration::absmean;
+          CheckQuantize(s, shape, *l, xs[0], o);
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  BOOST_TEST_MESSAGE("cases: " << cases << ", fused plans: " << fused);
+  BOOST_TEST(fused > 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(7);
+  std::vector<std::uint32_t> amax;
+  for (std::uint32_t b : {0u, 1u, 2u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F000000u, 0x33800000u}) amax.push_back(b);
+  for (int i = 0; i < 4000; ++i) amax.push_back(rng() % 0x7F800000u);
+  for (int i = 0; i < 2000; ++i) amax.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      for (double W : {254.0, 255.0, 14.0, 15.0, 2.0, 3.0, 896.0, 114688.0, 12.0}) {
+        for (double g : {1.0, 0.3125, std::ldexp(1.0, -126), 3.0e30}) {
+          const auto grid = qscheme::fast::detail::grid_of(sd);
+          fast::kernels::ScaleSpec sp;
+          sp.wg = W * g;
+          sp.g = g;
+          sp.m = grid.m;
+          sp.emin = grid.emin;
+          sp.max = grid.max;
+          sp.has_zero = grid.has_zero;
+          sp.ue8m0 = sd == ScaleDtype::ue8m0;
+          std::vector<std::uint32_t> bits(amax.size());
+          std::vector<double> e(amax.size());
+          std::vector<float> inv(amax.size());
+          fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data());
+          std::size_t bad = 0;
+          for (std::size_t k = 0; k < amax.size(); ++k) {
+            const double a = FromBits(amax[k]);
+            const double c = qscheme::fast::detail::grid_round_up(2.0 * a / (W * g), grid);
+            const std::uint32_t wb = qscheme::fast::detail::scale_to_bits(c, sd);
+            const double we = c * g;
+            const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
+            const float wi = we == 0 ? 0.0f : static_cast<float>(1.0 / we);
+            const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
+            if (bits[k] != wb || e[k] != we || !inv_ok) {
+              if (++bad < 5) {
+                BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " W " << W << " g "
+                                      << g << " amax 0x" << std::hex << amax[k] << " bits 0x" << bits[k] << " want 0x" << wb
+                                      << std::dec << " e " << e[k] << " want " << we);
+              }
+            }
+          }
+          BOOST_TEST(bad == 0u);
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+BOOST_AUTO_TEST_CASE(scales_from_bytes_matches_its_scalar_twin_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(11);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      const int sb = qscheme::info(sd).bytes;
+      std::vector<std::uint32_t> pats;
+      if (sb < 4) {
+        for (std::uint32_t p = 0; p < (1u << (8 * sb)); ++p) pats.push_back(p);
+      } else {
+        for (std::uint32_t p : {0u, 0x80000000u, 0x7F800000u, 0x7F7FFFFFu, 0x7FC00000u, 1u}) pats.push_back(p);
+        for (int i = 0; i < 100000; ++i) pats.push_back(static_cast<std::uint32_t>(rng()));
+      }
+      // Each pattern alone (so an invalid one is the first), at every position of a vector.
+      std::vector<std::uint8_t> buf;
+      for (std::uint32_t p : pats) {
+        for (int i = 0; i < sb; ++i) buf.push_back(static_cast<std::uint8_t>(p >> (8 * i)));
+      }
+      std::vector<float> v(pats.size());
+      std::size_t k0 = 0;
+      while (k0 < pats.size()) {
+        const std::size_t first = fast::kernels::ScalesFromBytes(buf.data() + k0 * sb, pats.size() - k0,
+                                                                 static_cast<int>(sd), v.data() + k0);
+        for (std::size_t k = k0; k < k0 + first; ++k) {
+          double want;
+          BOOST_TEST_REQUIRE(qscheme::fast::detail::scale_from_bits(pats[k], sd, &want));
+          BOOST_TEST_REQUIRE(static_cast<double>(v[k]) == want, "pattern 0x" << std::hex << pats[k]);
+        }
+        if (k0 + first == pats.size()) break;
+        double dummy;
+        BOOST_TEST_REQUIRE(!qscheme::fast::detail::scale_from_bits(pats[k0 + first], sd, &dummy),
+                           "pattern 0x" << std::hex << pats[k0 + first] << " reported invalid");
+        k0 += first + 1;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+BOOST_AUTO_TEST_CASE(byte_sizes_and_rejections_leave_out_untouched) {
+  const auto s = qscheme::parse_scheme("q8_0").value();
+  const std::vector<std::uint64_t> shape{4, 64};
+  std::vector<float> x(256, 0.5f);
+  std::vector<std::uint8_t> out(300, kCanary);
+  auto st = fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, out.data(), out.size());
+  BOOST_TEST((st.code() == qscheme::ErrorCode::size_mismatch));
+  st = fast::quantize_to_bytes(s, shape, x.data(), x.size() - 1, {}, out.data(), 272);
+  BOOST_TEST((st.code() == qscheme::ErrorCode::size_mismatch));
+  const auto bad = qscheme::parse_scheme("q4s:packed-native(0)").value();
+  st = fast::quantize_to_bytes(bad, shape, x.data(), x.size(), {}, out.data(), out.size());
+  BOOST_TEST((st.code() == qscheme::ErrorCode::packed_native_unsupported));
+  BOOST_TEST(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == kCanary; }));
+  std::vector<float> f(256, 1.0f);
+  std::vector<std::uint8_t> good(272);
+  BOOST_TEST_REQUIRE(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, good.data(), good.size()).ok());
+  st = fast::dequantize_from_bytes(s, shape, good.data(), good.size(), qscheme::Profile::exact, f.data(), 255);
+  BOOST_TEST((st.code() == qscheme::ErrorCode::size_mismatch));
+  st = fast::dequantize_from_bytes(s, shape, good.data(), 271, qscheme::Profile::exact, f.data(), 256);
+  BOOST_TEST((st.code() == qscheme::ErrorCode::size_mismatch));
+  BOOST_TEST(std::all_of(f.begin(), f.end(), [](float v) { return v == 1.0f; }));
+}
