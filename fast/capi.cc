@@ -96,6 +96,19 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
     const auto s = qscheme::parse_scheme(scheme);
     if (!s) return Fail(s.status(), err_index);
     const qscheme::Shape sh(shape, rank);
+    // Room for the bytes: the fused path writes them in place (every error found before its
+    // first write; with single_pass, a non-finite x found later leaves out unspecified).
+    if (const auto l = qscheme::make_layout(*s, sh); l && out_cap >= l->total_bytes) {
+      const auto pol = options && options->single_pass ? qscheme::fast::OutputPolicy::single_pass
+                                                       : qscheme::fast::OutputPolicy::untouched_on_error;
+      const qscheme::Status st =
+          qscheme::fast::quantize_to_bytes(*s, sh, x, n, o, out, static_cast<std::size_t>(l->total_bytes), pol);
+      if (!st.ok()) return Fail(st, err_index);
+      *out_len = static_cast<size_t>(l->total_bytes);
+      if (err_index) *err_index = UINT64_MAX;
+      return static_cast<int>(QSCHEME_OK);
+    }
+    // Too little room (or no layout): the errors in their documented order, out untouched.
     const auto q = qscheme::fast::quantize(*s, sh, std::span<const float>(x, n), o);
     if (!q) return Fail(q.status(), err_index);
     const auto b = qscheme::fast::encode(*q);
@@ -118,6 +131,14 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
     const auto s = qscheme::parse_scheme(scheme);
     if (!s) return Fail(s.status(), err_index);
     const qscheme::Shape sh(shape, rank);
+    if (const auto l = qscheme::make_layout(*s, sh); l && len == l->total_bytes && out_cap >= l->elements) {
+      const qscheme::Status st = qscheme::fast::dequantize_from_bytes(
+          *s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, static_cast<std::size_t>(l->elements));
+      if (!st.ok()) return Fail(st, err_index);
+      *out_len = static_cast<size_t>(l->elements);
+      if (err_index) *err_index = UINT64_MAX;
+      return static_cast<int>(QSCHEME_OK);
+    }
     const auto q = qscheme::fast::decode(*s, sh, std::span<const std::uint8_t>(bytes, len), static_cast<qscheme::Profile>(profile));
     if (!q) return Fail(q.status(), err_index);
     const auto d = qscheme::fast::dequantize(*q);

@@ -54,6 +54,11 @@ typedef struct qscheme_quantize_options {
   size_t given_count;
   int has_global;
   float global_scale;
+  /* 0 (default): the input is checked before the first byte of out is written, so every error
+   * leaves out untouched. 1: one pass over x; a NaN or infinity found after part of out was
+   * written is still reported, but out is then unspecified (about twice as fast for one-level
+   * block schemes: docs/PERFORMANCE.md). */
+  int single_pass;
 } qscheme_quantize_options;
 
 /* Stable kebab-case name of a status ("corrupt-bytes"); "unknown" for other values. */

@@ -1,5 +1,7 @@
 // fuzz_decode_bytes: arbitrary bytes with a scheme and shape from the input, to reference::decode and fast::decode; then encode and dequantize.
 // Failure: the engines disagree (error code, decoded tensor, dequantized bits), an accepted input does not encode back to the same bytes, or a crash.
+#include <bit>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +24,42 @@ constexpr bool kForceTarget = true;
 constexpr std::uint8_t kBurn = 1 << 0;  // profile burn (else exact)
 constexpr std::uint8_t kFit = 1 << 1;   // cut or zero-pad the payload to the layout's byte count
 
+// fast::dequantize_from_bytes (both output policies) against reference decode + dequantize: the
+// same error code (and index, for the decode errors), the same bits; under untouched_on_error a
+// failure leaves every output float as it was.
+void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, const std::vector<std::uint8_t>& bytes,
+                 qscheme::Profile profile, const qscheme::Result<qscheme::QuantizedTensor>& rd) {
+  using namespace qscheme;
+  const auto l = make_layout(p.scheme, p.shape);
+  if (!l.ok() || l->elements > (1u << 20)) return;
+  std::optional<Result<std::vector<float>>> want;
+  if (rd.ok()) want = reference::dequantize(*rd);
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<float> out(static_cast<std::size_t>(l->elements), std::bit_cast<float>(0x7FC0DEADu));
+    const Status st = fast::dequantize_from_bytes(p.scheme, p.shape, bytes.data(), bytes.size(), profile, out.data(),
+                                                  out.size(), pol);
+    const std::string what = pol == fast::OutputPolicy::single_pass ? "dequantize_from_bytes single-pass"
+                                                                     : "dequantize_from_bytes";
+    if (!rd.ok()) {
+      fuzz::require_same_outcome(ctx, what.c_str(), rd, fuzz::Outcome{st});
+      FUZZ_ASSERT_MSG(st.index() == rd.status().index(), ctx + "\n" + what + ": error index differs");
+    } else {
+      fuzz::require_same_outcome(ctx, what.c_str(), *want, fuzz::Outcome{st});
+      if (st.ok()) fuzz::require_same_floats(ctx + "\n(" + what + ")", "reference", **want, "fused", out);
+    }
+    if (!st.ok() && pol == fast::OutputPolicy::untouched_on_error) {
+      for (float v : out) FUZZ_ASSERT_MSG(std::bit_cast<std::uint32_t>(v) == 0x7FC0DEADu, ctx + "\n" + what + ": output written on error");
+    }
+  }
+}
+
 void check(const std::string& ctx, const qscheme::fuzz::TensorParams& p, const std::vector<std::uint8_t>& bytes,
            qscheme::Profile profile) {
   using namespace qscheme;
   const auto rd = reference::decode(p.scheme, p.shape, bytes, profile);
   const auto fd = fast::decode(p.scheme, p.shape, bytes, profile);
   FUZZ_TRACE("trace: %s -> %s\n", ctx.c_str(), rd.ok() ? "ok" : rd.status().to_string().c_str());
+  check_fused(ctx, p, bytes, profile, rd);
   if (!fuzz::require_same_outcome(ctx, "decode", rd, fd)) return;
   fuzz::require_same_tensor(ctx, "reference", *rd, "fast", *fd);
 

@@ -77,6 +77,31 @@ std::string describe(const qscheme::fuzz::TensorParams& p, const qscheme::Quanti
   return s;
 }
 
+// The fused bytes path (fast::quantize_to_bytes under both output policies, then
+// fast::dequantize_from_bytes) against the reference's bytes and dequantized values.
+void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, std::span<const float> x,
+                 const qscheme::QuantizeOptions& o, const qscheme::Result<std::vector<std::uint8_t>>& rb,
+                 const qscheme::Result<std::vector<float>>& rdq) {
+  using namespace qscheme;
+  const auto l = make_layout(p.scheme, p.shape);
+  const std::size_t total = l.ok() ? static_cast<std::size_t>(l->total_bytes) : 0;
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<std::uint8_t> out(total, 0xA5);
+    const Status st = fast::quantize_to_bytes(p.scheme, p.shape, x.data(), x.size(), o, out.data(), out.size(), pol);
+    const bool untouched = pol == fast::OutputPolicy::untouched_on_error;
+    if (rb.ok() || !untouched || st.code() != ErrorCode::non_finite_input) {
+      fuzz::require_fused_bytes(ctx, untouched ? "quantize_to_bytes" : "quantize_to_bytes single-pass", st, out, 0xA5,
+                                untouched, rb);
+    }
+    if (!st.ok() || !rdq.ok()) continue;
+    std::vector<float> d(static_cast<std::size_t>(l->elements));
+    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(), o.profile, d.data(),
+                                                  d.size(), pol);
+    FUZZ_ASSERT_MSG(ds.ok(), ctx + "\ndequantize_from_bytes: " + ds.to_string());
+    fuzz::require_same_floats(ctx + "\n(dequantize_from_bytes)", "reference", *rdq, "fused", d);
+  }
+}
+
 // Runs fast on the current target and compares everything with the reference's results.
 void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, std::span<const float> x,
                   const qscheme::QuantizeOptions& o, const qscheme::Result<qscheme::QuantizedTensor>& rq) {
@@ -104,6 +129,7 @@ void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, 
   if (fuzz::require_same_outcome(ctx, "dequantize", rdq, fdq)) {
     fuzz::require_same_floats(ctx, "reference", *rdq, "fast", *fdq);
   }
+  check_fused(ctx, p, x, o, rb, rdq);
 }
 
 }  // namespace

@@ -164,4 +164,30 @@ bool require_same_outcome(const std::string& context, const char* what, const A&
   return a.ok();
 }
 
+// A Status seen as an outcome (for require_same_outcome).
+struct Outcome {
+  Status st;
+  bool ok() const { return st.ok(); }
+  const Status& status() const { return st; }
+};
+
+// The bytes a fused call wrote (`got`, `ok` its status) against the expected outcome: same error
+// code and index, `got` all `canary` when the policy promises an untouched output; else equal bytes.
+template <class Expected>
+void require_fused_bytes(const std::string& context, const char* what, const Status& st,
+                         const std::vector<std::uint8_t>& got, std::uint8_t canary, bool untouched,
+                         const Expected& want) {
+  require_same_outcome(context, what, want, Outcome{st});
+  if (!st.ok()) {
+    FUZZ_ASSERT_MSG(st.index() == want.status().index(),
+                    context + "\n" + what + ": error index " + std::to_string(st.index()) + " vs " +
+                        std::to_string(want.status().index()));
+    if (untouched) {
+      for (std::uint8_t b : got) FUZZ_ASSERT_MSG(b == canary, context + "\n" + what + ": output written on error");
+    }
+    return;
+  }
+  require_same_bytes(context + "\n(" + what + ")", "reference", *want, "fused", got);
+}
+
 }  // namespace qscheme::fuzz

@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(round_trip_matches_cpp) {
   BOOST_TEST(dn == 30u);
   BOOST_TEST((d == qscheme::fast::dequantize(q).value()));
 
-  qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f};
+  qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0};
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
   const float given[] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
   o.given_scales = given;
@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(errors_leave_outputs_untouched) {
   BOOST_TEST(len == 12345u);
   BOOST_TEST(Untouched(out));
   // Bad option values.
-  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f};
+  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0};
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, &o, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
   // Short buffer: size reported, buffer untouched.
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), 9, &len, &idx) == QSCHEME_SIZE_MISMATCH);
@@ -109,4 +109,33 @@ BOOST_AUTO_TEST_CASE(targets_and_threads) {
   BOOST_TEST(qscheme_fast_set_target(t.c_str()) == QSCHEME_OK);
   BOOST_TEST(qscheme_fast_set_target(nullptr) == QSCHEME_OK);
   BOOST_TEST(std::string(qscheme_fast_current_target()) == t);
+}
+
+// The fused path the C API runs when out has room: q8_0 over rows longer than one unit, both
+// output policies, the same bytes as the C++ engine; a NaN in the last row is reported with its
+// index either way, and under the default policy nothing is written.
+BOOST_AUTO_TEST_CASE(single_pass_option_gives_the_same_bytes_and_errors) {
+  const char* scheme = "q8_0";
+  const std::uint64_t shape[] = {3, 4160};
+  std::vector<float> x(3 * 4160);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f) * 5;
+  std::size_t need = 0;
+  std::uint64_t idx = 0;
+  BOOST_TEST_REQUIRE(qscheme_fast_bytes_size(scheme, shape, 2, &need, &idx) == QSCHEME_OK);
+  const auto s = qscheme::parse_scheme(scheme).value();
+  const auto want = qscheme::fast::encode(qscheme::fast::quantize(s, std::vector<std::uint64_t>{3, 4160}, x).value()).value();
+  for (int single : {0, 1}) {
+    qscheme_quantize_options o{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, single};
+    std::vector<std::uint8_t> out(need, kSentinel);
+    std::size_t len = 0;
+    BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
+    BOOST_TEST((out == want));
+    auto bad = x;
+    bad[2 * 4160 + 7] = NAN;
+    std::vector<std::uint8_t> out2(need, kSentinel);
+    BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, bad.data(), bad.size(), &o, out2.data(), out2.size(), &len, &idx) ==
+               QSCHEME_NON_FINITE_INPUT);
+    BOOST_TEST(idx == 2u * 4160 + 7);
+    if (!single) BOOST_TEST(Untouched(out2));
+  }
 }
