@@ -228,7 +228,7 @@ struct FastConsts {
 // exactly, so its bit pattern minus 0x4B400000 is round_even(v) as an integer, and subtracting
 // the constant again gives round_even(v) as a float -- one add instead of a round and a
 // conversion with overflow fix-ups.
-template <bool kFloat, class DF>
+template <bool kFloat, bool kClamp, class DF>
 HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
                           hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -238,7 +238,7 @@ HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastCons
   if constexpr (!kFloat) {
     // Clamping r to [lo, hi] (integers) before rounding equals clamping the rounded value; a
     // clamped lane is an integer, never near a boundary.
-    const auto rc = hn::Min(hn::Max(r, k.flo), k.fhi);
+    const auto rc = kClamp ? hn::Min(hn::Max(r, k.flo), k.fhi) : r;
     const auto rm = hn::Add(rc, magic);
     const auto q = hn::Sub(rm, magic);
 #if QSCHEME_MUTANT == 17  // mutant 17: fused integer codes trust f32 r = x * (1/e) without the near-tie redo
@@ -274,7 +274,7 @@ HWY_NOINLINE void ExactCodesAt(DF df, const float* HWY_RESTRICT x, double e, con
   StoreCodeBytes(di, ExactCodesF64(df, hn::LoadU(df, x), e, c), codes);
 }
 
-template <bool kFloat>
+template <bool kFloat, bool kClamp>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
                                std::uint8_t* HWY_RESTRICT codes) {
@@ -300,7 +300,8 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
     --left;
     if (HWY_UNLIKELY(any_far) && std::isnan(inv[b])) return ExactCodesAt(df, src, e[b], c, dst);
     hn::Vec<decltype(di)> q;
-    if (HWY_UNLIKELY(!FastCodes<kFloat>(df, hn::LoadU(df, src), vinv, k, &q))) return ExactCodesAt(df, src, e[b], c, dst);
+    const bool fast_ok = FastCodes<kFloat, kClamp>(df, hn::LoadU(df, src), vinv, k, &q);
+    if (HWY_UNLIKELY(!fast_ok)) return ExactCodesAt(df, src, e[b], c, dst);
     StoreCodeBytes(di, q, dst);
   };
   const std::size_t whole = len / N * N;
@@ -322,10 +323,12 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
 HWY_NOINLINE void QuantizeCodesImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                     const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
                                     std::uint8_t* HWY_RESTRICT codes) {
-  if (c.fmt < 0) {
-    QuantizeCodesT<false>(x, len, start, bw, inv, e, c, codes);
+  if (c.fmt >= 0) {
+    QuantizeCodesT<true, true>(x, len, start, bw, inv, e, c, codes);
+  } else if (c.clamp || c.lo != -c.hi) {
+    QuantizeCodesT<false, true>(x, len, start, bw, inv, e, c, codes);
   } else {
-    QuantizeCodesT<true>(x, len, start, bw, inv, e, c, codes);
+    QuantizeCodesT<false, false>(x, len, start, bw, inv, e, c, codes);
   }
 }
 
@@ -495,30 +498,39 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DI>> CodeValues(DI di, hn::Vec<DI> raw, con
   return hn::ConvertTo(df, hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits));
 }
 
+// On byte lanes (a full vector of codes per compare): a raw field is bad when, sign-extended from
+// its width, it lies outside [lo, hi] (integers), or when it is wider than the format or a NaN/inf
+// pattern (minifloats).
 HWY_NOINLINE std::size_t FirstBadCodeImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, const CodeSpec& c) {
-  const hn::ScalableTag<std::int32_t> di;
-  const hn::Rebind<std::uint8_t, decltype(di)> d8;
-  const std::size_t N = hn::Lanes(di);
-  const int nan_mask = c.fmt < 0 ? 0 : c.nan_mask;
-  auto bad = [&](hn::Vec<decltype(di)> raw) {
-    if (c.fmt >= 0) {  // a pattern wider than the format (e2m1 in a native byte), or NaN/inf
-      const auto vm = hn::Set(di, nan_mask);
-      const auto wide = hn::Gt(raw, hn::Set(di, c.hi));
-      return nan_mask ? hn::Or(wide, hn::Eq(hn::And(raw, vm), vm)) : wide;
+  const hn::ScalableTag<std::uint8_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
+  const std::size_t N = hn::Lanes(du);
+  const int nm = c.fmt < 0 ? 0 : c.nan_mask;
+  const auto vnm = hn::Set(du, static_cast<std::uint8_t>(nm));
+  const auto vhi_u = hn::Set(du, static_cast<std::uint8_t>(c.fmt < 0 ? 0 : c.hi));
+  const auto vlo = hn::Set(di, static_cast<std::int8_t>(c.fmt < 0 ? c.lo : 0));
+  const auto vhi = hn::Set(di, static_cast<std::int8_t>(c.fmt < 0 ? c.hi : 0));
+  const int sh = 8 - c.bits;
+  auto bad = [&](hn::Vec<decltype(du)> raw) {
+    if (c.fmt >= 0) {
+      auto m = hn::Gt(raw, vhi_u);  // never for 8-bit formats (hi = 255)
+      if (nm) m = hn::Or(m, hn::Eq(hn::And(raw, vnm), vnm));
+      return m;
     }
-    const auto v = hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits);
-    return hn::Or(hn::Lt(v, hn::Set(di, c.lo)), hn::Gt(v, hn::Set(di, c.hi)));
+    // Sign-extend a bits-wide field: move it to the top of the byte, shift back arithmetically.
+    const auto v = sh ? hn::ShiftRightSame(hn::BitCast(di, hn::ShiftLeftSame(raw, sh)), sh) : hn::BitCast(di, raw);
+    return hn::RebindMask(du, hn::Or(hn::Lt(v, vlo), hn::Gt(v, vhi)));
   };
   std::size_t i = 0;
   for (; i + N <= len; i += N) {
-    const auto m = bad(hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, codes + i))));
-    if (HWY_UNLIKELY(!hn::AllFalse(di, m))) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+    const auto m = bad(hn::LoadU(du, codes + i));
+    if (HWY_UNLIKELY(!hn::AllFalse(du, m))) return i + static_cast<std::size_t>(hn::FindFirstTrue(du, m));
   }
   if (i < len) {
-    HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};  // field 0 is a code of every kind
+    HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES] = {};  // field 0 is a code of every kind
     std::memcpy(b, codes + i, len - i);
-    const auto m = bad(hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::Load(d8, b))));
-    if (!hn::AllFalse(di, m)) return i + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+    const auto m = bad(hn::Load(du, b));
+    if (!hn::AllFalse(du, m)) return i + static_cast<std::size_t>(hn::FindFirstTrue(du, m));
   }
   return len;
 }

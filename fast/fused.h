@@ -41,6 +41,9 @@ struct CodeSpec {
   int fmt = -1;
   int bits = 8;      // field width in the serialized bytes
   int nan_mask = 0;  // minifloats: a pattern p with (p & nan_mask) == nan_mask is NaN/inf (0: none)
+  // Integers: false when the caller knows |x / e| <= hi = -lo for every element (a symmetric kind
+  // with calibrated, unsaturated scales: e >= 2 max|x| / (hi - lo)), so no code needs clamping.
+  bool clamp = true;
 };
 
 // Exact-profile codes of x[0..len): codes[i] = x[i] / e(i) rounded as QuantizeExactInt/Float

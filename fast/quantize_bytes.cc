@@ -163,10 +163,17 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           a = s.amax.data();
         }
         kernels::ScalesFromMax(a, nbc, spec, s.bits.data(), s.e.data(), s.inv.data());
+        // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
+        kernels::CodeSpec cs = p.code;
+        if (cs.fmt < 0 && cs.lo == -cs.hi) {
+          std::uint32_t top = 0;
+          for (std::uint64_t k = 0; k < nbc; ++k) top = std::max(top, a[k]);
+          cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
+        }
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.data() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), p.code, codes);
+        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), cs, codes);
       }
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;
