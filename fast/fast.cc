@@ -531,7 +531,8 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
   });
 }
 
-// Returns the index of the first bad element (code or padding), or kNoIndex.
+// Unpacks the values; returns the byte offset of the first storage element (in storage order)
+// holding a non-zero padding field, or kNoIndex (reference/bytes.cpp reports the same offset).
 std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* in, std::int32_t* c) {
   const ValueInfo& vi = info(s.value);
   const bool is_signed = !vi.is_float;
@@ -558,7 +559,9 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
       if (count < static_cast<std::size_t>(p.nq)) {
 #endif
         for (std::uint64_t j = 0; j < p.inner; ++j) {
-          if ((words[j] >> (count * p.bits)) != 0 && bad == kNoIndex) bad = (o * p.np + first) * p.inner + j;
+          if ((words[j] >> (count * p.bits)) != 0 && bad == kNoIndex) {
+            bad = ((o * p.groups + gi) * p.inner + j) * static_cast<std::uint64_t>(p.ebytes);
+          }
         }
       }
       kernels::UnpackWords(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
@@ -633,6 +636,36 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   q.scheme = scheme;
   q.profile = profile;
   q.shape.assign(shape.begin(), shape.end());
+  // Checks in the reference's order (reference/bytes.cpp), each reporting the first offender:
+  // padding (byte offset of its storage element), a native sub-byte code that is no sign
+  // extension (element), a code the kind cannot produce (element), a scale (scale index), the
+  // global (no index).
+  q.codes.resize(l.elements);
+  const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
+  if (bad_pad != kNoIndex) {
+    return Status(ErrorCode::corrupt_bytes, "the storage element at byte offset " + std::to_string(bad_pad) +
+                                                " holds a non-zero padding field; padding past the end of a line must be zero",
+                  bad_pad);
+  }
+  const ValueInfo& vi = info(scheme.value);
+  if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
+    const int lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
+    const int hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
+    const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), lo, hi, 0);
+    if (bad != q.codes.size()) {
+      return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(bad) + ": byte " +
+                                                  std::to_string(bytes[bad]) + " is not a native " +
+                                                  std::string(to_string(scheme.value)) + " code",
+                    bad);
+    }
+  }
+  const CodeRange cr = code_range(scheme.value);
+  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  if (bad != q.codes.size()) {
+    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(bad) + " holds a code " +
+                                                std::string(to_string(scheme.value)) + " cannot produce",
+                  bad);
+  }
   const ScaleDtype sd = scheme.scale_dtype();
   const int sb = info(sd).bytes;
   q.scale_bits.resize(l.scales);
@@ -648,18 +681,9 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
     const std::uint32_t gb = get_le(bytes.data() + l.value_bytes + l.scale_bytes, 4);
     double v;
     if (!detail::scale_from_bits(gb, ScaleDtype::f32, &v)) {
-      return Status(ErrorCode::corrupt_bytes, "the global scale is NaN, infinite or negative", l.scales);
+      return Status(ErrorCode::corrupt_bytes, "the global scale is NaN, infinite or negative");
     }
     q.global_bits = gb;
-  }
-  q.codes.resize(l.elements);
-  const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
-  const CodeRange cr = code_range(scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
-  const std::size_t first_bad = std::min(bad == q.codes.size() ? kNoIndex : bad, bad_pad);
-  if (first_bad != kNoIndex) {
-    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(first_bad) +
-                                                " holds a code or padding the scheme cannot produce", first_bad);
   }
   return q;
 }

@@ -34,7 +34,9 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q);
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q);
 
 // Inverse of encode. Errors: validate() errors, size-mismatch (bytes.size() != total_bytes),
-// corrupt-bytes (a code, padding field or scale the scheme cannot produce).
+// corrupt-bytes, checked in the reference's order: a non-zero padding field (index = byte offset
+// of its storage element), a native sub-byte code that is no sign extension, a code the kind
+// cannot produce (index = element), a scale (index = scale), the global (no index).
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                Profile profile = Profile::exact);
 

@@ -60,7 +60,12 @@ void check(const std::string& ctx, const qscheme::fuzz::TensorParams& p, const s
   const auto fd = fast::decode(p.scheme, p.shape, bytes, profile);
   FUZZ_TRACE("trace: %s -> %s\n", ctx.c_str(), rd.ok() ? "ok" : rd.status().to_string().c_str());
   check_fused(ctx, p, bytes, profile, rd);
-  if (!fuzz::require_same_outcome(ctx, "decode", rd, fd)) return;
+  if (!fuzz::require_same_outcome(ctx, "decode", rd, fd)) {
+    FUZZ_ASSERT_MSG(rd.status().index() == fd.status().index(),
+                    ctx + "\ndecode: error index reference " + std::to_string(rd.status().index()) + " | fast " +
+                        std::to_string(fd.status().index()));
+    return;
+  }
   fuzz::require_same_tensor(ctx, "reference", *rd, "fast", *fd);
 
   const auto re = reference::encode(*rd);

@@ -116,9 +116,6 @@ int run_verify(bool engines_too) {
     for (const AgreementRow& r : a.rows) {
       fmt::print("  {:<22} {:>10}/{:<10} {:>10}/{:<10}\n", r.what, r.agreed[0], r.checked[0], r.agreed[1], r.checked[1]);
     }
-    fmt::print("  * informational: the index of a decode error on corrupt bytes (all 0xff, or one byte\n"
-               "    short). Which fault is reported first (a padding field, a code, the global scale) is not\n"
-               "    part of either engine's contract; the error code is, and is checked above.\n");
     fmt::print("  disagreements {}\n", disagreements);
     for (const std::string& d : a.first_disagreements) fmt::print("  DISAGREE: {}\n", d);
   }
