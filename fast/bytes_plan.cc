@@ -50,15 +50,8 @@ BytesPlan make_bytes_plan(const Scheme& s, const Layout& l) {
     p.code.lo = 0;
     p.code.hi = (1 << vi.bits) - 1;
   }
-  const Grid g = grid_of(p.sd);
-  p.spec.m = g.m;
-  p.spec.emin = g.emin;
-  p.spec.max = g.max;
-  p.spec.has_zero = g.has_zero;
-  p.spec.ue8m0 = p.sd == ScaleDtype::ue8m0;
-  p.spec.wg = p.W;
-  p.spec.g = 1;
-  p.Dmax = p.two ? g.max : 1.0;
+  p.spec = scale_spec(p.sd, p.W, 1.0);
+  p.Dmax = p.two ? p.spec.max : 1.0;
 
   if (l.packed_axis < 0) {
     p.bits = 8;

@@ -22,6 +22,19 @@ Grid grid_of(ScaleDtype d) {
   return {23, -126, true, static_cast<double>(FLT_MAX), true};
 }
 
+kernels::ScaleSpec scale_spec(ScaleDtype d, double wg, double g) {
+  const Grid grid = grid_of(d);
+  kernels::ScaleSpec sp;
+  sp.wg = wg;
+  sp.g = g;
+  sp.m = grid.m;
+  sp.emin = grid.emin;
+  sp.max = grid.max;
+  sp.has_zero = grid.has_zero;
+  sp.ue8m0 = d == ScaleDtype::ue8m0;
+  return sp;
+}
+
 double grid_round_up(double v, const Grid& g) {
   if (!(v > 0)) return g.has_zero ? 0.0 : std::ldexp(1.0, g.emin);
   if (v >= g.max) return g.max;

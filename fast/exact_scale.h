@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "fast/fused.h"
 #include "scheme/scheme.hpp"
 
 namespace qscheme::fast::detail {
@@ -21,6 +22,8 @@ struct Grid {
   bool has_zero;
 };
 Grid grid_of(ScaleDtype d);
+// The ScalesFromMax parameters of dtype d: c = roundup(2a / wg), e = c * g.
+kernels::ScaleSpec scale_spec(ScaleDtype d, double wg, double g);
 inline Grid f32_grid() { return grid_of(ScaleDtype::f32); }
 
 // Smallest grid value >= v (v >= 0, finite or +inf), saturating at max; v == 0 gives 0, or the

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "fast/exact_scale.h"
+#include "fast/fused.h"
 #include "fast/kernels.h"
 #include "fast/onnx.h"
 #include "fast/parallel.hpp"
@@ -194,30 +195,41 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         if (anomaly.load(std::memory_order_relaxed)) return;
         const std::uint64_t ns = (len + g.bw - 1) / g.bw;
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
-        std::vector<double> ee(burn ? 0 : ns);
-        std::vector<float> eb(burn ? ns : 0);
+        // Per-thread scratch (one row's segments), reused across rows.
+        thread_local std::vector<double> ee;
+        thread_local std::vector<float> eb, inv;
+        thread_local std::vector<std::uint32_t> amax;
+        if (burn) eb.resize(ns);
         std::fill(bm, bm + ns, 0u);
         kernels::SegmentMaxAbsBits(x + off, len, g.bw, bm);
-        for (std::uint64_t k = 0; k < ns; ++k) {
+        if (!burn) {
+          // Exact profile: every segment's scale at once by the SIMD round-up (ScalesFromMax).
+          amax.assign(bm, bm + ns);
+          for (std::uint64_t k = 0; k < ns; ++k) {
+            if (amax[k] >= 0x7F800000u) {
+              anomaly = true;
+              return;
+            }
+          }
+          const kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
+          ee.resize(ns);
+          inv.resize(ns);
+          kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data());
+        }
+        for (std::uint64_t k = 0; burn && k < ns; ++k) {
           if (bm[k] >= 0x7F800000u) {
             anomaly = true;
             return;
           }
           const float a = scalar::f32_from_bits(bm[k]);
-          double st;
-          if (!burn) {
-            st = detail::grid_round_up(2.0 * a / W, grid);
-            ee[k] = st;
-          } else {
-            const float two_a = a * 2.0f;
-            if (std::isinf(two_a)) {
-              anomaly = true;
-              return;
-            }
-            st = detail::grid_round_up(two_a / static_cast<float>(W), grid);
-            const float e = static_cast<float>(st);
-            eb[k] = e == 0 ? 0.1f : e;
+          const float two_a = a * 2.0f;
+          if (std::isinf(two_a)) {
+            anomaly = true;
+            return;
           }
+          const double st = detail::grid_round_up(two_a / static_cast<float>(W), grid);
+          const float e = static_cast<float>(st);
+          eb[k] = e == 0 ? 0.1f : e;
           bm[k] = detail::scale_to_bits(st, sd);
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
@@ -269,7 +281,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   } else if (!burn) {
     // exact profile
     if (!two) {
-      for (std::uint64_t j = 0; j < nb; ++j) {
+      // minmax: the scales come from the SIMD kernel below (vector_scales).
+      for (std::uint64_t j = 0; j < nb && absmean; ++j) {
         if (absmean) {
           stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), 1.0, grid);
         } else {
@@ -295,7 +308,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
 #else
       gval = std::max(gm, std::ldexp(1.0, -126));
 #endif
-      for (std::uint64_t j = 0; j < nb; ++j) {
+      for (std::uint64_t j = 0; j < nb && absmean; ++j) {
         if (absmean) {
           stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
         } else {
@@ -326,12 +339,24 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     }
   }
 
-  // Stored bits and effective scales.
-  for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
-  if (two && global_bits) *global_bits = f32bits(static_cast<float>(gval));
+  // Stored bits and effective scales. Calibrated minmax under the exact profile: all blocks at
+  // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
+  const bool vector_scales = !given && !burn && !absmean;
   std::vector<double> ee;
   std::vector<float> eb;
-  if (!burn) {
+  if (vector_scales) {
+    // W * g is exact: W has at most 17 significant bits, g 24.
+    const kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
+    ee.resize(nb);
+    std::vector<float> inv(nb);
+    kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), inv.data());
+  } else {
+    for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
+  }
+  if (two && global_bits) *global_bits = f32bits(static_cast<float>(gval));
+  if (vector_scales) {
+    // A calibrated scale is zero only for an all-zero block; nothing to check.
+  } else if (!burn) {
     ee.resize(nb);
     for (std::uint64_t j = 0; j < nb; ++j) {
 #if QSCHEME_MUTANT == 8  // mutant 8: the two-level product s * g is rounded to f32
@@ -401,12 +426,11 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
     return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a global scale" : "a one-level scheme has no global scale");
   }
   const ScaleDtype sd = q.scheme.scale_dtype();
-  std::vector<double> s(l.scales);
-  for (std::size_t j = 0; j < l.scales; ++j) {
-    if (!detail::scale_from_bits(q.scale_bits[j], sd, &s[j])) {
-      return err(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is not a finite non-negative " +
-                                               std::string(to_string(sd)) + " value", j);
-    }
+  std::vector<float> s(l.scales);  // every scale dtype's values are f32 values
+  if (const std::size_t j = kernels::ScaleValuesFromBits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
+      j != l.scales) {
+    return err(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is not a finite non-negative " +
+                                             std::string(to_string(sd)) + " value", j);
   }
   double gv = 1.0;
   if (two && !detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {

@@ -57,7 +57,7 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
   auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     // 2a / wg is the correctly rounded f64 quotient; it lies on the same side of every grid value
-    // as the exact one (SEMANTICS-fast.md section 3), so rounding it up decides exactly.
+    // as the exact one (SEMANTICS-fast.md section 5), so rounding it up decides exactly.
     const auto v = hn::Min(hn::Div(hn::Add(a, a), vwg), vmax);
     // E = max(floor(log2 v), emin); c = ceil(v * 2^(m - E)) * 2^(E - m): both scalings are exact.
     const auto eb = hn::ShiftRight<52>(hn::BitCast(du, hn::Max(v, vmin_normal)));  // E + 1023
@@ -535,28 +535,21 @@ HWY_NOINLINE std::size_t FirstBadCodeImpl(const std::uint8_t* HWY_RESTRICT codes
   return len;
 }
 
-HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
-                                             float* HWY_RESTRICT value) {
+// Values of stored scale patterns, as lanes of i32 (a pattern >= 2^31 is negative there and
+// invalid for every dtype); returns the first invalid index or nb. load(k) gives the patterns of
+// scales k .. k + N - 1; tail(k, buf) copies the remaining ones into a zero-filled buffer.
+template <class Load, class Tail>
+HWY_INLINE std::size_t ScaleValues(std::size_t nb, int dt, float* HWY_RESTRICT value, Load load, Tail tail) {
   const hn::ScalableTag<std::int32_t> di;
-  const hn::RebindToUnsigned<decltype(di)> du;
   const hn::Rebind<float, decltype(di)> df;
   const std::size_t N = hn::Lanes(di);
-  const int sb = dt == 0 ? 4 : (dt == 1 || dt == 2) ? 2 : 1;
-  auto load = [&](const std::uint8_t* p) -> hn::Vec<decltype(di)> {
-    if (sb == 4) return hn::BitCast(di, hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p)));
-    if (sb == 2) {
-      return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint16_t, decltype(du)>(),
-                                                        reinterpret_cast<const std::uint16_t*>(p))));
-    }
-    return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint8_t, decltype(du)>(), p)));
-  };
   // valid: finite, non-negative patterns (detail::scale_from_bits); value: exact f32.
   auto one = [&](hn::Vec<decltype(di)> b, float* dst) {
     hn::Mask<decltype(di)> ok;
     hn::Vec<decltype(df)> v;
     switch (dt) {
       case 0:
-        ok = hn::AndNot(hn::Lt(b, hn::Zero(di)), hn::Lt(b, hn::Set(di, 0x7F800000)));
+        ok = hn::Lt(b, hn::Set(di, 0x7F800000));
         v = hn::BitCast(df, b);
         break;
       case 1:
@@ -576,23 +569,57 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
         v = MiniValue(di, b, MiniParams{3, -6, 448.0, 0x80});
         break;
     }
+    ok = hn::AndNot(hn::Lt(b, hn::Zero(di)), ok);
     hn::StoreU(v, df, dst);
     return hn::Not(ok);
   };
   std::size_t k = 0;
   for (; k + N <= nb; k += N) {
-    const auto bad = one(load(in + k * sb), value + k);
+    const auto bad = one(load(k), value + k);
     if (HWY_UNLIKELY(!hn::AllFalse(di, bad))) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, bad));
   }
   if (k < nb) {
-    HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES] = {};  // pattern 0 is valid for every dtype
+    HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};  // pattern 0 is valid for every dtype
     HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(b, in + k * sb, (nb - k) * sb);
-    const auto bad = one(load(b), v);
+    tail(k, b);
+    const auto bad = one(hn::Load(di, b), v);
     std::memcpy(value + k, v, (nb - k) * sizeof(float));
     if (!hn::AllFalse(di, bad)) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, bad));
   }
   return nb;
+}
+
+HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
+                                             float* HWY_RESTRICT value) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  const int sb = dt == 0 ? 4 : (dt == 1 || dt == 2) ? 2 : 1;
+  auto load = [&](std::size_t k) -> hn::Vec<decltype(di)> {
+    const std::uint8_t* p = in + k * sb;
+    if (sb == 4) return hn::BitCast(di, hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p)));
+    if (sb == 2) {
+      return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint16_t, decltype(du)>(),
+                                                        reinterpret_cast<const std::uint16_t*>(p))));
+    }
+    return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint8_t, decltype(du)>(), p)));
+  };
+  auto tail = [&](std::size_t k, std::int32_t* buf) {
+    for (std::size_t j = k; j < nb; ++j) {
+      std::uint32_t v = 0;
+      for (int i = 0; i < sb; ++i) v |= static_cast<std::uint32_t>(in[j * sb + i]) << (8 * i);
+      buf[j - k] = static_cast<std::int32_t>(v);
+    }
+  };
+  return ScaleValues(nb, dt, value, load, tail);
+}
+
+HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRICT bits, std::size_t nb, int dt,
+                                                 float* HWY_RESTRICT value) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  auto load = [&](std::size_t k) { return hn::BitCast(di, hn::LoadU(du, bits + k)); };
+  auto tail = [&](std::size_t k, std::int32_t* buf) { std::memcpy(buf, bits + k, (nb - k) * sizeof(std::uint32_t)); };
+  return ScaleValues(nb, dt, value, load, tail);
 }
 
 HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,

@@ -21,6 +21,7 @@ HWY_EXPORT(UnpackRowImpl);
 HWY_EXPORT(UnpackColumnsImpl);
 HWY_EXPORT(FirstBadCodeImpl);
 HWY_EXPORT(ScalesFromBytesImpl);
+HWY_EXPORT(ScaleValuesFromBitsImpl);
 HWY_EXPORT(DequantCodesImpl);
 HWY_EXPORT(FusedLanesImpl);
 
@@ -57,6 +58,9 @@ std::size_t FirstBadCode(const std::uint8_t* codes, std::size_t len, const CodeS
 }
 std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, float* value) {
   return QSCHEME_FUSED_CALL(ScalesFromBytesImpl)(in, nb, dt, value);
+}
+std::size_t ScaleValuesFromBits(const std::uint32_t* bits, std::size_t nb, int dt, float* value) {
+  return QSCHEME_FUSED_CALL(ScaleValuesFromBitsImpl)(bits, nb, dt, value);
 }
 void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
                   const double* e64, const CodeSpec& c, float* out) {

@@ -76,6 +76,8 @@ std::size_t FirstBadCode(const std::uint8_t* codes, std::size_t len, const CodeS
 // 3 ue8m0, 4 ue4m3, as ScaleDtype) to f32 values. Returns the first index whose pattern no stored
 // scale can have (see detail::scale_from_bits), or nb; value[k] is meaningless from there on.
 std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, float* value);
+// The same from scale bit patterns held in u32 (QuantizedTensor::scale_bits).
+std::size_t ScaleValuesFromBits(const std::uint32_t* bits, std::size_t nb, int dt, float* value);
 
 // Exact dequantize of raw fields: out[i] = f32_rne(value(codes[i]) * e(i)), blocks as in
 // QuantizeCodes. One level: e32 = the scales (f32 values), e64 = nullptr; two levels: e64 = s * g

@@ -86,7 +86,31 @@ HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t
     }
     return;
   }
-  // Narrow segments: a scalar loop beats per-segment reductions.
+  // Narrow power-of-two segments: w vectors hold N segments; log2(w) levels of ConcatEven/ConcatOdd
+  // + Max fold them to one vector with segment k's maximum in lane k (as BlockMaxAbsBits).
+  if ((w & (w - 1)) == 0) {
+    const hn::Rebind<float, decltype(di)> df;
+    const auto mask = hn::Set(di, 0x7FFFFFFF);
+    HWY_ALIGN std::int32_t tmp[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
+    std::size_t off = 0;
+    for (; off + w * N <= len; off += w * N, k += N) {
+      for (std::size_t j = 0; j < w; ++j) {
+        hn::Store(hn::And(hn::BitCast(di, hn::LoadU(df, x + off + j * N)), mask), di, tmp + j * N);
+      }
+      for (std::size_t cnt = w; cnt > 1; cnt /= 2) {
+        for (std::size_t j = 0; j < cnt / 2; ++j) {
+          const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
+          hn::Store(hn::Max(hn::ConcatEven(di, b, a), hn::ConcatOdd(di, b, a)), di, tmp + j * N);
+        }
+      }
+      const auto prev = hn::BitCast(di, hn::LoadU(hn::RebindToUnsigned<decltype(di)>(), acc + k));
+      hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), hn::Max(prev, hn::Load(di, tmp))),
+                 hn::RebindToUnsigned<decltype(di)>(), acc + k);
+    }
+    x += off;
+    len -= off;
+  }
+  // Other narrow segments, and what the vectors above left: a scalar loop.
   for (std::size_t off = 0; off < len; off += w, ++k) {
     const std::size_t cnt = len - off < w ? len - off : w;
     std::uint32_t m = acc[k];
@@ -468,12 +492,187 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
 
 // ---------------------------------------------------------------------------- whole rows
 
+// ---- narrow blocks: one scale per lane
+//
+// A row whose blocks are narrower than two vectors (N-D blocks cut rows into short segments) is
+// processed in chunks with the scales spread out to one per element, so each vector takes any
+// mix of blocks. Exact modes divide every lane by its own e in f64 (correctly rounded, hence exact
+// by SEMANTICS-fast.md sections 2 and 3); burn modes divide in f32 as Burn does.
+
+constexpr std::size_t kLaneChunk = 256;  // elements per chunk of spread-out scales (stack arrays)
+
+// Quantizes n <= kLaneChunk elements; e (exact modes, 0 = zero scale) or eb (burn) per element.
+HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const double* HWY_RESTRICT e,
+                              const float* HWY_RESTRICT eb, int mode, int lo, int hi, int fmt,
+                              std::int32_t* HWY_RESTRICT out) {
+  const MiniParams mp = Mini(fmt);
+  const int sign_shift = mp.sign == 0x80 ? 24 : 28;
+  if (mode <= 1) {
+    const hn::ScalableTag<double> dd;
+    const HalfF32<decltype(dd)> df;
+    const HalfI32<decltype(dd)> di;
+    const std::size_t N = hn::Lanes(dd);
+    auto one = [&](const float* xs, const double* es, std::int32_t* dst) {
+      const auto xf = hn::LoadU(df, xs);
+      const auto xd = hn::PromoteTo(dd, xf);
+      const auto ve = hn::LoadU(dd, es);
+      const auto zero = hn::Eq(ve, hn::Zero(dd));  // a zero scale: the zero code (sign kept for floats)
+      if (mode == 0) {
+        const auto r = hn::IfThenZeroElse(zero, hn::Div(xd, ve));
+        const auto q = hn::Min(hn::Max(hn::Round(r), hn::Set(dd, static_cast<double>(lo))), hn::Set(dd, static_cast<double>(hi)));
+        hn::StoreU(hn::DemoteTo(di, q), di, dst);
+        return;
+      }
+      const auto y = hn::IfThenZeroElse(zero, hn::Div(hn::Abs(xd), ve));
+      const auto code = hn::DemoteTo(di, MiniMagCode(dd, y, mp.m, mp.emin, mp.vmax));
+      const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf), sign_shift));
+      hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
+    };
+    std::size_t i = 0;
+    for (; i + N <= n; i += N) one(x + i, e + i, out + i);
+    if (i < n) {
+      HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(double)] = {};
+      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(double)] = {};
+      HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
+      std::memcpy(xb, x + i, (n - i) * sizeof(float));
+      std::memcpy(ebuf, e + i, (n - i) * sizeof(double));
+      one(xb, ebuf, o);
+      std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
+    }
+    return;
+  }
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::ScalableTag<double> dd;
+  const HalfI32<decltype(dd)> dhi;
+  const std::size_t N = hn::Lanes(df);
+  auto one = [&](const float* xs, const float* es, std::int32_t* dst) {
+    const auto t = hn::Div(hn::LoadU(df, xs), hn::LoadU(df, es));  // the f32 quotient Burn rounds
+    if (mode == 2) {
+      const auto tr = hn::Trunc(t);
+      const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), hn::Set(df, 0.5f));
+      const auto step = hn::Or(hn::And(t, hn::Set(df, -0.0f)), hn::Set(df, 1.0f));
+      auto q = hn::IfThenElse(away, hn::Add(tr, step), tr);
+      q = hn::Min(hn::Max(q, hn::Set(df, static_cast<float>(lo))), hn::Set(df, static_cast<float>(hi)));
+      hn::StoreU(hn::ConvertTo(di, q), di, dst);
+      return;
+    }
+    // Two halves through the f64 minifloat encoder.
+    const hn::Half<decltype(df)> dh;
+    auto half_code = [&](hn::Vec<decltype(dh)> th) {
+      return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
+    };
+    const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+    const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), t), sign_shift));
+    hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) one(x + i, eb + i, out + i);
+  if (i < n) {
+    HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float ebuf[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
+    for (std::size_t k = 0; k < N; ++k) ebuf[k] = 1.0f;
+    std::memcpy(xb, x + i, (n - i) * sizeof(float));
+    std::memcpy(ebuf, eb + i, (n - i) * sizeof(float));
+    one(xb, ebuf, o);
+    std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
+  }
+}
+
+// Dequantizes n <= kLaneChunk elements with one scale per element (modes as QuantizeLanes).
+HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, const double* HWY_RESTRICT e,
+                             const float* HWY_RESTRICT eb, int mode, int fmt, float* HWY_RESTRICT out) {
+  const MiniParams mp = Mini(fmt);
+  if (mode <= 1) {
+    const hn::ScalableTag<double> dd;
+    const HalfF32<decltype(dd)> df;
+    const HalfI32<decltype(dd)> di;
+    const std::size_t N = hn::Lanes(dd);
+    auto one = [&](const std::int32_t* cs, const double* es, float* dst) {
+      const auto ci = hn::LoadU(di, cs);
+      const auto v = mode == 0 ? hn::PromoteTo(dd, ci) : hn::PromoteTo(dd, MiniValue(di, ci, mp));
+      hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(v, hn::LoadU(dd, es))), df, dst);
+    };
+    std::size_t i = 0;
+    for (; i + N <= n; i += N) one(c + i, e + i, out + i);
+    if (i < n) {
+      HWY_ALIGN std::int32_t cb[HWY_MAX_BYTES / sizeof(double)] = {};
+      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(double)] = {};
+      HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
+      std::memcpy(cb, c + i, (n - i) * sizeof(std::int32_t));
+      std::memcpy(ebuf, e + i, (n - i) * sizeof(double));
+      one(cb, ebuf, o);
+      std::memcpy(out + i, o, (n - i) * sizeof(float));
+    }
+    return;
+  }
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<std::int32_t> di;
+  const std::size_t N = hn::Lanes(df);
+  auto one = [&](const std::int32_t* cs, const float* es, float* dst) {
+    const auto ci = hn::LoadU(di, cs);
+    const auto v = mode == 2 ? hn::ConvertTo(df, ci) : MiniValue(di, ci, mp);
+    hn::StoreU(hn::Mul(hn::LoadU(df, es), v), df, dst);
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) one(c + i, eb + i, out + i);
+  if (i < n) {
+    HWY_ALIGN std::int32_t cb[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float ebuf[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(cb, c + i, (n - i) * sizeof(std::int32_t));
+    std::memcpy(ebuf, eb + i, (n - i) * sizeof(float));
+    one(cb, ebuf, o);
+    std::memcpy(out + i, o, (n - i) * sizeof(float));
+  }
+}
+
+// Spreads segment scales (segment s = elements [s*bw, (s+1)*bw) of the row) over elements
+// [c0, c0 + n) of a row: exact ones into e, burn ones into eb.
+HWY_INLINE void SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* eb,
+                             int mode, double* e_out, float* eb_out) {
+  std::size_t s = c0 / bw, i = 0, run = bw - c0 % bw;  // run: elements left in segment s
+  while (i < n) {
+    const std::size_t k = run < n - i ? run : n - i;
+    if (mode <= 1) {
+      for (std::size_t j = 0; j < k; ++j) e_out[i + j] = ee[s];
+    } else {
+      for (std::size_t j = 0; j < k; ++j) eb_out[i + j] = eb[s];
+    }
+    i += k;
+    ++s;
+    run = bw;
+  }
+}
+
+HWY_INLINE bool NarrowBlocks(std::size_t bw) { return bw < 2 * hn::Lanes(hn::ScalableTag<double>()); }
+
+// Calls fn(c0, n, e, eb) for chunks [c0, c0 + n) of a row of L elements, the chunk's segment
+// scales spread to one per element.
+template <class Fn>
+HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode, Fn fn) {
+  HWY_ALIGN double e[kLaneChunk];
+  HWY_ALIGN float b[kLaneChunk];
+  for (std::size_t c0 = 0; c0 < L; c0 += kLaneChunk) {
+    const std::size_t n = L - c0 < kLaneChunk ? L - c0 : kLaneChunk;
+    SpreadScales(c0, n, bw, ee, eb, mode, e, b);
+    fn(c0, n, e, b);
+  }
+}
+
 // One row of L elements crossing ceil(L / bw) blocks, segment s using scale ee[s] (exact) or
 // eb[s] (burn): mode 0 exact int, 1 exact float, 2 burn int, 3 burn float. Exact segments with
 // ee[s] == 0 take the zero-code path. Saves a dispatch per block.
 HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
                                   const float* eb, int mode, int lo, int hi, int fmt, int sign_code,
                                   std::int32_t* HWY_RESTRICT out) {
+  if (NarrowBlocks(bw)) {
+    ForLaneChunks(L, bw, ee, eb, mode, [&](std::size_t c0, std::size_t n, const double* e, const float* b) {
+      QuantizeLanes(x + c0, n, e, b, mode, lo, hi, fmt, out + c0);
+    });
+    return;
+  }
   for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
     const std::size_t cnt = L - off < bw ? L - off : bw;
     switch (mode) {
@@ -492,6 +691,12 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
 // Dequantize counterpart: mode 0 exact int, 1 exact float, 2 burn int, 3 burn float.
 HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
                                  const float* eb, int mode, int fmt, float* HWY_RESTRICT out) {
+  if (NarrowBlocks(bw)) {
+    ForLaneChunks(L, bw, ee, eb, mode, [&](std::size_t c0, std::size_t n, const double* e, const float* b) {
+      DequantLanes(c + c0, n, e, b, mode, fmt, out + c0);
+    });
+    return;
+  }
   for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
     const std::size_t cnt = L - off < bw ? L - off : bw;
     switch (mode) {

@@ -258,14 +258,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
       for (double W : {254.0, 255.0, 14.0, 15.0, 2.0, 3.0, 896.0, 114688.0, 12.0}) {
         for (double g : {1.0, 0.3125, std::ldexp(1.0, -126), 3.0e30}) {
           const auto grid = qscheme::fast::detail::grid_of(sd);
-          fast::kernels::ScaleSpec sp;
-          sp.wg = W * g;
-          sp.g = g;
-          sp.m = grid.m;
-          sp.emin = grid.emin;
-          sp.max = grid.max;
-          sp.has_zero = grid.has_zero;
-          sp.ue8m0 = sd == ScaleDtype::ue8m0;
+          const fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, W * g, g);
           std::vector<std::uint32_t> bits(amax.size());
           std::vector<double> e(amax.size());
           std::vector<float> inv(amax.size());
