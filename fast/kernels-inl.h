@@ -51,6 +51,21 @@ HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail 
 #endif
 }
 
+// Runs one(src, dst) on whole vectors of N elements, then on a zero-padded copy of the rest: one
+// arithmetic path for body and tail, and no access past the caller's n elements.
+template <class TIn, class TOut, class One>
+HWY_INLINE void ForEachVectorPadded(const TIn* HWY_RESTRICT in, TOut* HWY_RESTRICT out, std::size_t n, std::size_t N,
+                                    One one) {
+  ForEachVector(n, N, [&](std::size_t i) { one(in + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN TIn b[HWY_MAX_BYTES] = {};  // at least N elements of any lane type
+                  HWY_ALIGN TOut o[HWY_MAX_BYTES];
+                  std::memcpy(b, in + i, r * sizeof(TIn));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(TOut));
+                });
+}
+
 // ---------------------------------------------------------------------------- calibration
 
 HWY_NOINLINE std::uint32_t MaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t n) {
@@ -163,14 +178,7 @@ HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t 
 #endif
     hn::StoreU(hn::DemoteTo(di, q), di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
-                  std::memcpy(b, x + i, r * sizeof(float));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(x, out, n, N, one);
 }
 
 HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int fmt,
@@ -195,14 +203,7 @@ HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_
 #endif
     hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
-                  std::memcpy(b, x + i, r * sizeof(float));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(x, out, n, N, one);
 }
 
 HWY_NOINLINE void QuantizeZeroScaleImpl(const float* HWY_RESTRICT x, std::size_t n, int sign_code,
@@ -215,14 +216,7 @@ HWY_NOINLINE void QuantizeZeroScaleImpl(const float* HWY_RESTRICT x, std::size_t
     const auto neg = hn::Lt(hn::BitCast(di, hn::LoadU(df, src)), hn::Zero(di));  // sign bit set
     hn::StoreU(hn::IfThenElseZero(neg, vs), di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
-                  std::memcpy(b, x + i, r * sizeof(float));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(x, out, n, N, one);
 }
 
 HWY_NOINLINE void QuantizeBurnIntImpl(const float* HWY_RESTRICT x, std::size_t n, float e, int lo, int hi,
@@ -249,14 +243,7 @@ HWY_NOINLINE void QuantizeBurnIntImpl(const float* HWY_RESTRICT x, std::size_t n
     q = hn::Min(hn::Max(q, vlo), vhi);
     hn::StoreU(hn::ConvertTo(di, q), di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
-                  std::memcpy(b, x + i, r * sizeof(float));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(x, out, n, N, one);
 }
 
 HWY_NOINLINE void QuantizeBurnFloatImpl(const float* HWY_RESTRICT x, std::size_t n, float e, int fmt,
@@ -275,14 +262,7 @@ HWY_NOINLINE void QuantizeBurnFloatImpl(const float* HWY_RESTRICT x, std::size_t
                                                          sign_shift));
     hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(x + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(double)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
-                  std::memcpy(b, x + i, r * sizeof(float));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(x, out, n, N, one);
 }
 
 // ---------------------------------------------------------------------------- dequantize
@@ -303,14 +283,7 @@ HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::s
     hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
 #endif
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(double)] = {};
-                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
-                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(float));
-                });
+  ForEachVectorPadded(c, out, n, N, one);
 }
 
 HWY_NOINLINE void DequantExactFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, double e, int fmt,
@@ -325,14 +298,7 @@ HWY_NOINLINE void DequantExactFloatImpl(const std::int32_t* HWY_RESTRICT c, std:
     const auto v = MiniValue(di, hn::LoadU(di, src), mp);
     hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(hn::PromoteTo(dd, v), ve)), df, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(double)] = {};
-                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
-                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(float));
-                });
+  ForEachVectorPadded(c, out, n, N, one);
 }
 
 HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
@@ -344,14 +310,7 @@ HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::si
   auto one = [&](const std::int32_t* src, float* dst) {
     hn::StoreU(hn::Mul(ve, hn::ConvertTo(df, hn::LoadU(di, src))), df, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(float)] = {};
-                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
-                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(float));
-                });
+  ForEachVectorPadded(c, out, n, N, one);
 }
 
 HWY_NOINLINE void DequantBurnFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, int fmt,
@@ -364,14 +323,7 @@ HWY_NOINLINE void DequantBurnFloatImpl(const std::int32_t* HWY_RESTRICT c, std::
   auto one = [&](const std::int32_t* src, float* dst) {
     hn::StoreU(hn::Mul(ve, MiniValue(di, hn::LoadU(di, src), mp)), df, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(float)] = {};
-                  HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
-                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(float));
-                });
+  ForEachVectorPadded(c, out, n, N, one);
 }
 
 // ---------------------------------------------------------------------------- bytes and packing
@@ -384,14 +336,7 @@ HWY_NOINLINE void CodesToBytesImpl(const std::int32_t* HWY_RESTRICT c, std::size
   auto one = [&](const std::int32_t* src, std::uint8_t* dst) {
     hn::StoreU(hn::DemoteTo(d8, hn::And(hn::LoadU(di, src), m)), d8, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(c + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::int32_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};
-                  HWY_ALIGN std::uint8_t o[HWY_MAX_BYTES / sizeof(std::int32_t)];
-                  std::memcpy(b, c + i, r * sizeof(std::int32_t));
-                  one(b, o);
-                  std::memcpy(out + i, o, r);
-                });
+  ForEachVectorPadded(c, out, n, N, one);
 }
 
 HWY_NOINLINE void BytesToCodesImpl(const std::uint8_t* HWY_RESTRICT bytes, std::size_t n, bool is_signed,
@@ -405,14 +350,7 @@ HWY_NOINLINE void BytesToCodesImpl(const std::uint8_t* HWY_RESTRICT bytes, std::
     const auto v = is_signed ? hn::PromoteTo(di, hn::BitCast(ds8, b)) : hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), b));
     hn::StoreU(v, di, dst);
   };
-  ForEachVector(n, N, [&](std::size_t i) { one(bytes + i, out + i); },
-                [&](std::size_t i, std::size_t r) {
-                  HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};
-                  HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(std::int32_t)];
-                  std::memcpy(b, bytes + i, r);
-                  one(b, o);
-                  std::memcpy(out + i, o, r * sizeof(std::int32_t));
-                });
+  ForEachVectorPadded(bytes, out, n, N, one);
 }
 
 HWY_NOINLINE void PackWordsImpl(const std::int32_t* HWY_RESTRICT codes, std::size_t inner, std::size_t count,

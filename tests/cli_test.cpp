@@ -1,10 +1,6 @@
 // The qscheme command line, run as a process: exit statuses (0 ok, 2 user error, 1 internal),
 // "error: <code>: <message>" on stderr, no output written on error, the schemes/validate/verify
 // commands, and quantize -> dequantize round trips on the golden vectors.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <bit>
 #include <boost/test/unit_test.hpp>
@@ -14,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/run_process.hpp"
 #include "tools/command.hpp"
 #include "tools/file_io.hpp"
 #include "tools/npy.hpp"
@@ -26,70 +23,21 @@
 #error "QSCHEME_GOLDEN_JSON must name burn-golden.json"
 #endif
 
-extern char** environ;
 
 using namespace qscheme;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int status = -1;  // exit status, or -1 when the process did not exit normally
-  std::string out;
-  std::string err;
+using qscheme::testing::Run;
+using qscheme::testing::slurp;
+
+struct Scratch : qscheme::testing::Scratch {
+  Scratch() : qscheme::testing::Scratch("qscheme_cli_test") {}
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A scratch directory per test case, removed at the end.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("qscheme_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
-
-// Runs qscheme with `args`, capturing stdout and stderr through files.
-Run qscheme_run(const std::vector<std::string>& args) {
-  static int n = 0;
-  const fs::path base = fs::temp_directory_path() / ("qscheme_cli_run_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-  const std::string out_path = base.string() + ".out";
-  const std::string err_path = base.string() + ".err";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> argv_s{QSCHEME_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  Run r;
-  const int rc = posix_spawn(&pid, QSCHEME_BIN, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  BOOST_REQUIRE_MESSAGE(rc == 0, "cannot start " QSCHEME_BIN);
-  int wstatus = 0;
-  BOOST_REQUIRE(waitpid(pid, &wstatus, 0) == pid);
-  if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  fs::remove(out_path);
-  fs::remove(err_path);
-  return r;
-}
+// Runs qscheme with `args`, capturing stdout and stderr.
+Run qscheme_run(const std::vector<std::string>& args) { return qscheme::testing::run_process(QSCHEME_BIN, args); }
 
 std::string describe(const Run& r) { return "exit " + std::to_string(r.status) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
 
@@ -132,12 +80,6 @@ nlohmann::json golden() {
   std::ifstream in(QSCHEME_GOLDEN_JSON);
   BOOST_REQUIRE_MESSAGE(in.good(), "cannot open golden vectors at " QSCHEME_GOLDEN_JSON);
   return nlohmann::json::parse(in);
-}
-
-std::string shape_arg(const std::vector<std::uint64_t>& shape) {
-  std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s;
 }
 
 std::string float_list(const nlohmann::json& values) {

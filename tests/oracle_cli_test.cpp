@@ -1,10 +1,6 @@
 // `qscheme check` and `qscheme vectors` run as processes: check's exit statuses (0 identical,
 // 3 differs, 2 bad input) and JSON report; vectors is deterministic (two runs, identical files)
 // and everything it exports verifies under `qscheme check` in every representation.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -12,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/run_process.hpp"
 #include "tools/file_io.hpp"
 #include "tools/npy.hpp"
 #include "tools/onnx/conformance.hpp"
@@ -20,68 +17,20 @@
 #error "QSCHEME_BIN must name the qscheme executable"
 #endif
 
-extern char** environ;
 namespace fs = std::filesystem;
 using namespace qscheme;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;
-  std::string err;
+using qscheme::testing::Run;
+using qscheme::testing::slurp;
+
+struct Scratch : qscheme::testing::Scratch {
+  Scratch() : qscheme::testing::Scratch("qscheme_oracle_test") {}
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("qscheme_oracle_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
-
-Run qscheme_run(const std::vector<std::string>& args) {
-  static int n = 0;
-  const fs::path base = fs::temp_directory_path() / ("qscheme_oracle_run_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-  const std::string out_path = base.string() + ".out";
-  const std::string err_path = base.string() + ".err";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> argv_s{QSCHEME_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  Run r;
-  if (posix_spawn(&pid, QSCHEME_BIN, &actions, nullptr, argv.data(), environ) == 0) {
-    int ws = 0;
-    waitpid(pid, &ws, 0);
-    if (WIFEXITED(ws)) r.status = WEXITSTATUS(ws);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  fs::remove(out_path);
-  fs::remove(err_path);
-  return r;
-}
+// Runs qscheme with `args`, capturing stdout and stderr.
+Run qscheme_run(const std::vector<std::string>& args) { return qscheme::testing::run_process(QSCHEME_BIN, args); }
 
 void write_f32(const std::string& path, std::vector<std::uint64_t> shape, const std::vector<float>& v) {
   auto b = cli::npy::serialize_f32(shape, v);
