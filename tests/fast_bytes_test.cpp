@@ -4,8 +4,10 @@
 // target. Its scale kernels are also checked against their scalar twins (exact_scale.h).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -38,7 +40,9 @@ constexpr std::uint64_t kReferenceMaxElements = 400;  // larger tensors: against
 // Shapes that reach every branch of the plan: one row, several rows, rank 3, rows longer than a
 // chunk (2048 columns) with a partial last chunk, row counts that leave partial packing groups.
 const std::vector<std::vector<std::uint64_t>>& Shapes() {
-  static const std::vector<std::vector<std::uint64_t>> s{{64}, {3, 96}, {5, 2, 64}, {17, 32}, {2, 2112}, {9, 48}, {7, 3, 16}};
+  // Rows of 37, 100 and 2090 elements end in partial vectors and partial blocks.
+  static const std::vector<std::vector<std::uint64_t>> s{{64},      {3, 96},   {5, 2, 64}, {17, 32}, {2, 2112},
+                                                         {9, 48},   {7, 3, 16}, {37},      {3, 100}, {2, 2090}};
   return s;
 }
 
@@ -133,6 +137,17 @@ void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& s
     BOOST_TEST(out == want, boost::test_tools::per_element());
   }
   if (!want_st.ok()) return;
+  {
+    // The same input from an address one float past a 64-byte boundary: loads are unaligned.
+    std::vector<float> shifted(x.size() + 17);
+    float* xs = shifted.data() + 1 + (16 - (reinterpret_cast<std::uintptr_t>(shifted.data()) / 4) % 16) % 16;
+    std::copy(x.begin(), x.end(), xs);
+    std::vector<std::uint8_t> out(l.total_bytes, kCanary);
+    const auto st = fast::quantize_to_bytes(s, shape, xs, x.size(), o, out.data(), out.size(),
+                                            fast::OutputPolicy::single_pass);
+    BOOST_TEST_REQUIRE(st.ok(), st.to_string());
+    BOOST_TEST(out == want, boost::test_tools::per_element());
+  }
   for (auto prof : {qscheme::Profile::exact, qscheme::Profile::onnx, qscheme::Profile::burn}) {
     qscheme::Status dst;
     const auto dwant = ExpectedDequant(s, shape, want, prof, &dst);
