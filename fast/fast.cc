@@ -169,7 +169,6 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
     QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   }
-  if (given) QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   if (!given && burn && absmean && two) {
     return err(ErrorCode::unsupported_profile, "the burn profile has no absmean calibration over two levels");
   }

@@ -22,6 +22,14 @@ inline float FromBits(std::uint32_t u) {
   return f;
 }
 
+// The bit patterns of a float vector: engines are compared on bits (NaN payloads and -0 included).
+inline std::vector<std::uint32_t> BitsOf(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out;
+  out.reserve(v.size());
+  for (float f : v) out.push_back(Bits(f));
+  return out;
+}
+
 // Edge-case tensors of n elements.
 inline std::vector<std::vector<float>> Tensors(std::uint64_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);

@@ -28,6 +28,7 @@
 namespace fast = qscheme::fast;
 namespace ref = qscheme::reference;
 using qscheme::testing::Bits;
+using qscheme::testing::BitsOf;
 using qscheme::testing::FromBits;
 using qscheme::testing::Tensors;
 
@@ -158,10 +159,7 @@ void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& s
       BOOST_TEST((st.code() == dst.code()));
       continue;
     }
-    std::vector<std::uint32_t> a, b;
-    for (float v : got) a.push_back(Bits(v));
-    for (float v : dwant) b.push_back(Bits(v));
-    BOOST_TEST(a == b, boost::test_tools::per_element());
+    BOOST_TEST(BitsOf(got) == BitsOf(dwant), boost::test_tools::per_element());
   }
 }
 
@@ -195,10 +193,7 @@ void CheckCorrupt(const qscheme::Scheme& s, const std::vector<std::uint64_t>& sh
         }
         continue;
       }
-      std::vector<std::uint32_t> x, y;
-      for (float v : got) x.push_back(Bits(v));
-      for (float v : want) y.push_back(Bits(v));
-      BOOST_TEST(x == y, boost::test_tools::per_element());
+      BOOST_TEST(BitsOf(got) == BitsOf(want), boost::test_tools::per_element());
     }
   }
 }

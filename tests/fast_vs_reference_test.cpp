@@ -27,7 +27,7 @@ namespace ref = qscheme::reference;
 
 namespace {
 
-using qscheme::testing::Bits;
+using qscheme::testing::BitsOf;
 using qscheme::testing::Tensors;
 
 constexpr std::size_t kOtherStride = 23;
@@ -64,10 +64,7 @@ void ExpectSame(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shap
   const auto fdq = fast::dequantize(*f);
   BOOST_TEST_REQUIRE(rdq.ok());
   BOOST_TEST_REQUIRE(fdq.ok());
-  std::vector<std::uint32_t> a, b;
-  for (float v : *rdq) a.push_back(Bits(v));
-  for (float v : *fdq) b.push_back(Bits(v));
-  BOOST_TEST(a == b, boost::test_tools::per_element());
+  BOOST_TEST(BitsOf(*rdq) == BitsOf(*fdq), boost::test_tools::per_element());
 }
 
 }  // namespace
