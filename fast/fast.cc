@@ -94,6 +94,36 @@ struct Geo {
   }
 };
 
+// Geo::row_base of consecutive rows without a division per row: an odometer over the outer
+// coordinates that tracks each one's place inside its block.
+struct RowWalker {
+  const Geo& g;
+  std::vector<std::uint64_t> c, in;  // coordinate and offset inside the block, per outer dim
+  std::uint64_t base;
+  RowWalker(const Geo& geo, std::uint64_t r) : g(geo), c(geo.R, 0), in(geo.R, 0), base(geo.row_base(r)) {
+    for (std::size_t d = g.R - 1; d-- > 0;) {
+      c[d] = r % g.shape[d];
+      r /= g.shape[d];
+      in[d] = c[d] % g.block[d];
+    }
+  }
+  void next() {
+    for (std::size_t d = g.R - 1; d-- > 0;) {
+      if (++c[d] < g.shape[d]) {
+        if (++in[d] == g.block[d]) {
+          in[d] = 0;
+          base += g.bstride[d];
+        }
+        return;
+      }
+      // Wrap: back to block 0 of this dim, carry into the next outer one.
+      base -= (c[d] - 1) / g.block[d] * g.bstride[d];
+      c[d] = 0;
+      in[d] = 0;
+    }
+  }
+};
+
 // Calls fn(x_offset, len, first_block) for every row (or, for a single row, for chunks of whole
 // segments of it): the piece covers ceil(len / bw) consecutive blocks starting at first_block.
 // In parallel by chunks of rows aligned to whole blocks when split_aligned (calibration).
@@ -110,6 +140,50 @@ void for_rows(const Geo& g, bool split_aligned, Fn fn) {
   }
   parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
     for (std::uint64_t r = rb; r < re; ++r) fn(r * g.L, g.L, g.row_base(r));
+  });
+}
+
+// Calls fn(x_offset, len, nrows, first_block, bw) over the tensor: nrows consecutive rows of
+// len elements starting at x_offset that all cross the same ceil(len / bw) blocks from
+// first_block on (so kernels spread or reduce their scales once per run, not once per row).
+// When consecutive rows continue one another's block sequence -- one block for the whole tensor,
+// or blocks only along the last axis that tile each row exactly or span it -- the tensor is walked instead
+// as one long row in pieces of about kPiece elements (whole blocks each, unless there is one
+// block; nrows = 1): short rows no longer cost a kernel call each. Parallel as for_rows.
+constexpr std::uint64_t kPiece = 8192;
+template <class Fn>
+void for_runs(const Geo& g, bool split_aligned, Fn fn) {
+  if (g.elements == 0) return;
+  const bool single = g.nblocks == 1;
+  // Blocks tile the rows when each row holds whole blocks, or is one (partial) block itself.
+  const std::uint64_t bw = std::min(g.bw, g.L);
+  bool tiled = g.L % bw == 0;
+  for (std::size_t d = 0; d + 1 < g.R; ++d) tiled = tiled && g.block[d] == 1;
+  if (g.rows == 1) {
+    for_rows(g, split_aligned, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) { fn(off, len, 1, b, g.bw); });
+    return;
+  }
+  if (g.L < kPiece && (single || tiled)) {
+    const std::uint64_t unit = single ? 1 : bw;  // elements per indivisible step
+    const std::uint64_t per = std::max<std::uint64_t>(1, kPiece / unit);
+    const std::uint64_t steps = g.elements / unit, pieces = (steps + per - 1) / per;
+    parallel_chunks(pieces, 1, g.elements, [&](std::uint64_t pb, std::uint64_t pe) {
+      for (std::uint64_t p = pb; p < pe; ++p) {
+        const std::uint64_t s0 = p * per, s1 = std::min(steps, s0 + per);
+        fn(s0 * unit, (s1 - s0) * unit, 1, single ? 0 : s0, single ? g.elements : bw);
+      }
+    });
+    return;
+  }
+  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
+    RowWalker w(g, rb);
+    for (std::uint64_t r = rb; r < re;) {
+      const std::uint64_t b = w.base;
+      std::uint64_t k = 1;
+      for (w.next(); r + k < re && w.base == b; w.next()) ++k;
+      fn(r * g.L, g.L, k, b, g.bw);
+      r += k;
+    }
   });
 }
 
@@ -187,20 +261,20 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       const Grid grid = detail::grid_of(sd);
       const double W = static_cast<double>(vi.hi - vi.lo);
       const int fmt = vi.is_float ? fmt_of(scheme.value) : 0;
-      const int sign_code = vi.is_float ? scalar::kMini[fmt].sign : 0;
       const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
       std::atomic<bool> anomaly{false};
-      for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+      // Every row has blocks of its own here (outer block extents 1): runs are single rows.
+      for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t, std::uint64_t b, std::uint64_t bw) {
         if (anomaly.load(std::memory_order_relaxed)) return;
-        const std::uint64_t ns = (len + g.bw - 1) / g.bw;
+        const std::uint64_t ns = (len + bw - 1) / bw;
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
-        // Per-thread scratch (one row's segments), reused across rows.
+        // Per-thread scratch (one piece's segments), reused across pieces.
         thread_local std::vector<double> ee;
         thread_local std::vector<float> eb, inv;
         thread_local std::vector<std::uint32_t> amax;
         if (burn) eb.resize(ns);
         std::fill(bm, bm + ns, 0u);
-        kernels::SegmentMaxAbsBits(x + off, len, g.bw, bm);
+        kernels::SegmentMaxAbsBits(x + off, len, bw, bm);
         if (!burn) {
           // Exact profile: every segment's scale at once by the SIMD round-up (ScalesFromMax).
           amax.assign(bm, bm + ns);
@@ -232,11 +306,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           bm[k] = detail::scale_to_bits(st, sd);
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
-        kernels::QuantizeRow(x + off, len, g.bw + 1, burn ? nullptr : ee.data(), burn ? eb.data() : nullptr, mode, vi.lo,
-                             vi.hi, fmt, sign_code, codes + off);
+        kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(),
+                             burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
 #else
-        kernels::QuantizeRow(x + off, len, g.bw, burn ? nullptr : ee.data(), burn ? eb.data() : nullptr, mode, vi.lo,
-                             vi.hi, fmt, sign_code, codes + off);
+        kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(),
+                             burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
 #endif
       });
       if (!anomaly.load()) return {};
@@ -244,8 +318,13 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   }
   // Calibration pass: max |x| bits per block (also finds non-finite input).
   std::vector<std::uint32_t> bmax(nb, 0);
-  for_rows(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    kernels::SegmentMaxAbsBits(x + off, len, g.bw, &bmax[b]);
+  for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
+    if (nrows == 1) return kernels::SegmentMaxAbsBits(x + off, len, bw, &bmax[b]);
+    // Rows sharing their blocks: fold them element-wise first, then reduce segments once.
+    thread_local std::vector<float> acc;
+    acc.assign(len, 0.0f);
+    for (std::uint64_t k = 0; k < nrows; ++k) kernels::MaxAbsInto(x + off + k * len, len, acc.data());
+    kernels::SegmentMaxAbsBits(acc.data(), len, bw, &bmax[b]);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -342,13 +421,13 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
   const bool vector_scales = !given && !burn && !absmean;
   std::vector<double> ee;
-  std::vector<float> eb;
+  std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
   if (vector_scales) {
     // W * g is exact: W has at most 17 significant bits, g 24.
     const kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
     ee.resize(nb);
-    std::vector<float> inv(nb);
-    kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), inv.data());
+    ei.resize(nb);
+    kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data());
   } else {
     for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
   }
@@ -368,6 +447,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                    "block " + std::to_string(j) + " has a zero scale but a non-zero value", j);
       }
     }
+    ei.resize(nb);
+    for (std::uint64_t j = 0; j < nb; ++j) ei[j] = kernels::InvF32(ee[j]);
   } else {
     eb.resize(nb);
     const float gf = static_cast<float>(gval);
@@ -384,15 +465,14 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // Quantize pass.
   const bool is_float = vi.is_float;
   const int fmt = is_float ? fmt_of(scheme.value) : 0;
-  const int sign_code = is_float ? scalar::kMini[fmt].sign : 0;
   const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
-  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
-    kernels::QuantizeRow(x + off, len, g.bw + 1, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
-                         mode, vi.lo, vi.hi, fmt, sign_code, codes + off);
+    kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
+                         eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
 #else
-    kernels::QuantizeRow(x + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
-                         mode, vi.lo, vi.hi, fmt, sign_code, codes + off);
+    kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
+                         eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
 #endif
   });
   return {};
@@ -410,7 +490,8 @@ CodeRange code_range(Value v) {
   return {0, (1 << vi.bits) - 1, scalar::kMini[fmt].nan_mask};
 }
 
-// Validates q against its scheme and shape and computes the effective scales.
+// Validates q against its scheme and shape and computes the effective scales: ee (f64; exact and
+// onnx profiles, two levels) or eb (f32; the burn profile, 0 replaced by 0.1, or one exact level).
 Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<double>* ee, std::vector<float>* eb) {
   if (q.codes.size() != l.elements) {
     return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
@@ -442,8 +523,14 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
                                              " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
   }
   if (q.profile != Profile::burn) {  // exact and onnx dequantize alike: f32(code * scale)
-    ee->resize(l.scales);
-    for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = two ? s[j] * gv : s[j];
+    if (two) {
+      ee->resize(l.scales);
+      for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = s[j] * gv;
+    } else {
+      // One level: the scales are f32 values, so f32(value) * f32(scale) is one IEEE
+      // multiplication, correctly rounded (SEMANTICS-fast.md section 4): f32 lanes suffice.
+      *eb = std::move(s);
+    }
   } else {
     eb->resize(l.scales);
     const float gf = static_cast<float>(gv);
@@ -462,7 +549,8 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   std::vector<double> ee;
   std::vector<float> eb;
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
-  for (std::size_t j = 0; j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
+  const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
+  for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
       return err(ErrorCode::unsupported_profile,
                  "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's arithmetic", j);
@@ -473,11 +561,11 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
-  const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
-  const int mode = (exact ? 0 : 2) + (vi.is_float ? 1 : 0);
-  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    kernels::DequantRow(c + off, len, g.bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
-                        mode, fmt, out + off);
+  // Modes 2 and 3 multiply f32 by f32: Burn's arithmetic, and the exact one-level product.
+  const int mode = (exact && !ee.empty() ? 0 : 2) + (vi.is_float ? 1 : 0);
+  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
+    kernels::DequantRow(c + off, len, bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
+                        mode, fmt, out + off, nrows);
   });
   return {};
 }

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fast/codes_f32-inl.h"
 #include "fast/fused.h"
 #include "fast/simd_common-inl.h"
 #include "hwy/cache_control.h"
@@ -147,33 +148,6 @@ HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t l
 
 // ---------------------------------------------------------------------------- codes
 
-// Byte codes of one f32 vector by the correctly rounded f64 division (the slow, always exact way).
-template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ExactCodesF64(DF /*df*/, hn::Vec<DF> x, double e, const CodeSpec& c) {
-  const hn::Half<DF> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
-  const hn::Rebind<std::int32_t, decltype(dd)> dhi;
-  const hn::Rebind<std::int32_t, DF> di;
-  const auto ve = hn::Set(dd, e);
-  auto half_codes = [&](hn::Vec<decltype(dh)> xh) {
-    const auto xd = hn::PromoteTo(dd, xh);
-    if (c.fmt < 0) {
-      const auto q = hn::Min(hn::Max(hn::Round(hn::Div(xd, ve)), hn::Set(dd, static_cast<double>(c.lo))), hn::Set(dd, static_cast<double>(c.hi)));
-      return hn::DemoteTo(dhi, q);
-    }
-    const MiniParams mp = Mini(c.fmt);
-    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::Div(hn::Abs(xd), ve), mp.m, mp.emin, mp.vmax));
-  };
-  auto codes = hn::Combine(di, half_codes(hn::UpperHalf(dh, x)), half_codes(hn::LowerHalf(dh, x)));
-  if (c.fmt >= 0) {
-    const MiniParams mp = Mini(c.fmt);
-    const hn::RebindToUnsigned<decltype(di)> du;
-    const auto sbit = hn::ShiftRightSame(hn::BitCast(du, x), mp.sign == 0x80 ? 24 : 28);
-    codes = hn::Or(codes, hn::And(hn::BitCast(di, sbit), hn::Set(di, mp.sign)));
-  }
-  return codes;
-}
-
 // Stores the low byte of each i32 code (two's complement for integers, the pattern for minifloats).
 template <class DI>
 HWY_INLINE void StoreCodeBytes(DI di, hn::Vec<DI> codes, std::uint8_t* HWY_RESTRICT out) {
@@ -193,77 +167,6 @@ HWY_INLINE void StoreCodeBytes(DI di, hn::Vec<DI> codes, std::uint8_t* HWY_RESTR
   (void)di;
   hn::StoreU(hn::TruncateTo(d8, hn::BitCast(hn::RebindToUnsigned<DI>(), codes)), d8, out);
 #endif
-}
-
-// Constants of FastCodes, built once per kernel call so that they stay in registers.
-template <class DF>
-struct FastConsts {
-  using DI = hn::Rebind<std::int32_t, DF>;
-  hn::Vec<DF> flo, fhi;                      // integers: the range
-  hn::Vec<DF> near_int, near_mini;           // |r - round(r)| above these: near a boundary
-  hn::Vec<DF> vmax, min_normal;              // minifloats: largest value, 2^emin
-  hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // 254 + m
-  hn::Vec<DI> ebias, sign;                   // 127 + emin; the code's sign bit
-  int m = 0, sign_shift = 24;
-  FastConsts(DF df, const CodeSpec& c) {
-    const DI di;
-    flo = hn::Set(df, static_cast<float>(c.lo));
-    fhi = hn::Set(df, static_cast<float>(c.hi));
-    near_int = hn::Set(df, 0.5f - 0x1p-13f);
-    near_mini = hn::Set(df, 0.5f - 0x1p-16f);
-    const MiniParams mp = Mini(c.fmt < 0 ? 0 : c.fmt);
-    vmax = hn::Set(df, static_cast<float>(mp.vmax));
-    min_normal = hn::BitCast(df, hn::Set(di, (127 + mp.emin) << 23));
-    pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m));
-    ebias = hn::Set(di, 127 + mp.emin);
-    sign = hn::Set(di, mp.sign);
-    m = mp.m;
-    sign_shift = mp.sign == 0x80 ? 24 : 28;
-  }
-};
-
-// Codes of one f32 vector from r = x * inv. Returns false, leaving *out unset, when r (or t,
-// for minifloats) lies near a rounding boundary: the caller then divides exactly.
-// Rounding by the f32 adder: for |v| < 2^22, v + 1.5 * 2^23 is 1.5 * 2^23 + round_even(v)
-// exactly, so its bit pattern minus 0x4B400000 is round_even(v) as an integer, and subtracting
-// the constant again gives round_even(v) as a float -- one add instead of a round and a
-// conversion with overflow fix-ups.
-template <bool kFloat, bool kClamp, class DF>
-HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
-                          hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
-  const hn::Rebind<std::int32_t, DF> di;
-  const hn::RebindToUnsigned<decltype(di)> du;
-  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23
-  const auto r = hn::Mul(x, vinv);
-  if constexpr (!kFloat) {
-    // Clamping r to [lo, hi] (integers) before rounding equals clamping the rounded value; a
-    // clamped lane is an integer, never near a boundary.
-    const auto rc = kClamp ? hn::Min(hn::Max(r, k.flo), k.fhi) : r;
-    const auto rm = hn::Add(rc, magic);
-    const auto q = hn::Sub(rm, magic);
-#if QSCHEME_MUTANT == 17  // mutant 17: fused integer codes trust f32 r = x * (1/e) without the near-tie redo
-    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), hn::Set(df, 0.5f));
-#else
-    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
-#endif
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
-    *out = hn::Sub(hn::BitCast(di, rm), hn::Set(di, 0x4B400000));
-    return true;
-  } else {
-    const auto y = hn::Min(hn::Abs(r), k.vmax);
-    // E + 127 from the exponent field of max(y, 2^emin); 2^(m - E) has biased exponent (254 + m) - that.
-    const auto eb = hn::ShiftRight<23>(hn::BitCast(du, hn::Max(y, k.min_normal)));
-    const auto p = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.pbias, eb)));
-    const auto t = hn::Mul(y, p);  // <= 2^(m+1): the adder rounds it
-    const auto tm = hn::Add(t, magic);
-    const auto near = hn::Gt(hn::Abs(hn::Sub(t, hn::Sub(tm, magic))), k.near_mini);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
-    // (E - emin) << m + n, with n = bits(tm) - 0x4B400000; the sign bit of x on top.
-    const auto base = hn::ShiftLeftSame(hn::Sub(hn::BitCast(di, eb), k.ebias), k.m);
-    const auto sbit = hn::And(hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift)), k.sign);
-    *out = hn::Or(hn::Add(base, hn::Sub(hn::BitCast(di, tm), hn::Set(di, 0x4B400000))), sbit);
-    return true;
-  }
 }
 
 // Codes of the vector at x by the exact f64 division, out of line: the hot loop stays lean.

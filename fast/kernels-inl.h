@@ -21,13 +21,16 @@
 #define QSCHEME_FAST_KERNELS_INL_H_
 #endif
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
-#include "hwy/highway.h"
+#include "fast/codes_f32-inl.h"
+#include "fast/fused.h"
 #include "fast/simd_common-inl.h"
+#include "hwy/highway.h"
 
 #ifndef QSCHEME_MUTANT
 #define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
@@ -147,63 +150,24 @@ using HalfF32 = hn::Rebind<float, DF64>;
 template <class DF64>
 using HalfI32 = hn::Rebind<int32_t, DF64>;
 
-HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int lo, int hi,
-                                       std::int32_t* HWY_RESTRICT out) {
-  const hn::ScalableTag<double> dd;
-  const HalfF32<decltype(dd)> df;
-  const HalfI32<decltype(dd)> di;
-  const std::size_t N = hn::Lanes(dd);
-  const auto ve = hn::Set(dd, e), vlo = hn::Set(dd, lo), vhi = hn::Set(dd, hi);
-  // Fast path: multiply by fl(1/e). For |x/e| <= 2^8 (the only range where the rounding
-  // direction survives the clamp) its absolute error is below 2^-44, while a quotient that is
-  // not a tie lies at least 2^-36 from every half-integer (docs/SEMANTICS-fast.md section 2).
-  // So unless the product lies within 2^-30 of a half-integer, it rounds like x/e; otherwise the
-  // whole vector is redone with the correctly rounded division (which sees ties exactly).
-  const auto vinv = hn::Set(dd, 1.0 / e);
-  const auto half = hn::Set(dd, 0.5), eps = hn::Set(dd, 0x1p-30);
-  auto one = [&](const float* src, std::int32_t* dst) {
-    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, src));
-    auto r = hn::Mul(xd, vinv);
-    const auto near = hn::Lt(hn::Abs(hn::Sub(hn::Sub(r, hn::Floor(r)), half)), eps);
-#if QSCHEME_MUTANT == 2  // mutant 2: reciprocal multiply only, the exact division near ties is disabled
-    (void)near;
-    (void)ve;
-#else
-    if (HWY_UNLIKELY(!hn::AllFalse(dd, near))) r = hn::Div(xd, ve);
-#endif
-#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
-    const auto q = hn::Min(hn::Max(hn::Trunc(hn::Add(r, hn::CopySign(half, r))), vlo), vhi);
-#else
-    const auto q = hn::Min(hn::Max(hn::Round(r), vlo), vhi);
-#endif
-    hn::StoreU(hn::DemoteTo(di, q), di, dst);
-  };
-  ForEachVectorPadded(x, out, n, N, one);
+// Code specs of the exact kernels: integers in [lo, hi], or minifloat fmt.
+HWY_INLINE CodeSpec IntSpec(int lo, int hi) {
+  CodeSpec c;
+  c.lo = lo;
+  c.hi = hi;
+  return c;
+}
+HWY_INLINE CodeSpec FloatSpec(int fmt) {
+  CodeSpec c;
+  c.fmt = fmt;
+  return c;
 }
 
-HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int fmt,
-                                         std::int32_t* HWY_RESTRICT out) {
-  const hn::ScalableTag<double> dd;
-  const HalfF32<decltype(dd)> df;
-  const HalfI32<decltype(dd)> di;
-  const std::size_t N = hn::Lanes(dd);
-  const MiniParams mp = Mini(fmt);
-  const auto ve = hn::Set(dd, e);
-  const int sign_shift = mp.sign == 0x80 ? 24 : 28;  // f32 sign bit 31 -> code sign bit
-  auto one = [&](const float* src, std::int32_t* dst) {
-    const auto xf = hn::LoadU(df, src);
-    const auto r = hn::Div(hn::Abs(hn::PromoteTo(dd, xf)), ve);
-    const auto code = hn::DemoteTo(di, MiniMagCode(dd, r, mp.m, mp.emin, mp.vmax));
-#if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
-    const auto sbit = hn::IfThenZeroElse(hn::Eq(code, hn::Zero(di)),
-                                         hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf), sign_shift)));
-#else
-    const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf),
-                                                         sign_shift));
-#endif
-    hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
-  };
-  ForEachVectorPadded(x, out, n, N, one);
+// i32 codes of the vector at x by the exact f64 division, out of line: the hot loop stays lean.
+template <class DF>
+HWY_NOINLINE void ExactCodesI32At(DF df, const float* HWY_RESTRICT x, double e, const CodeSpec& c,
+                                  std::int32_t* HWY_RESTRICT out) {
+  hn::StoreU(ExactCodesF64(df, hn::LoadU(df, x), e, c), hn::Rebind<std::int32_t, DF>(), out);
 }
 
 HWY_NOINLINE void QuantizeZeroScaleImpl(const float* HWY_RESTRICT x, std::size_t n, int sign_code,
@@ -403,6 +367,29 @@ HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::
   }
 }
 
+// acc[i] = whichever of acc[i], |x[i]| has the larger bit pattern (as MaxAbsBits compares), so
+// that SegmentMaxAbsBits of acc afterwards is the maximum over every row folded in.
+HWY_NOINLINE void MaxAbsIntoImpl(const float* HWY_RESTRICT x, std::size_t n, float* HWY_RESTRICT acc) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto a = hn::And(hn::BitCast(di, hn::LoadU(df, acc + i)), mask);
+    hn::StoreU(hn::BitCast(df, hn::Max(a, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask))), df, acc + i);
+  }
+  for (; i < n; ++i) {
+    std::uint32_t a, b;
+    std::memcpy(&a, acc + i, 4);
+    std::memcpy(&b, x + i, 4);
+    a &= 0x7FFFFFFFu;
+    b &= 0x7FFFFFFFu;
+    a = b > a ? b : a;
+    std::memcpy(acc + i, &a, 4);
+  }
+}
+
 HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, int lo, int hi,
                                               int nan_mask) {
   const hn::ScalableTag<int32_t> di;
@@ -439,42 +426,46 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
 
 constexpr std::size_t kLaneChunk = 256;  // elements per chunk of spread-out scales (stack arrays)
 
-// Quantizes n <= kLaneChunk elements; e (exact modes, 0 = zero scale) or eb (burn) per element.
+// Quantizes n <= kLaneChunk elements; e and inv = InvF32(e) (exact modes, 0 = zero scale; far:
+// some inv is NaN) or eb (burn) per element.
 HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const double* HWY_RESTRICT e,
-                              const float* HWY_RESTRICT eb, int mode, int lo, int hi, int fmt,
-                              std::int32_t* HWY_RESTRICT out) {
+                              const float* HWY_RESTRICT inv, bool far, const float* HWY_RESTRICT eb, int mode, int lo,
+                              int hi, int fmt, std::int32_t* HWY_RESTRICT out) {
   const MiniParams mp = Mini(fmt);
   const int sign_shift = mp.sign == 0x80 ? 24 : 28;
   if (mode <= 1) {
-    const hn::ScalableTag<double> dd;
-    const HalfF32<decltype(dd)> df;
-    const HalfI32<decltype(dd)> di;
-    const std::size_t N = hn::Lanes(dd);
-    auto one = [&](const float* xs, const double* es, std::int32_t* dst) {
-      const auto xf = hn::LoadU(df, xs);
-      const auto xd = hn::PromoteTo(dd, xf);
-      const auto ve = hn::LoadU(dd, es);
-      const auto zero = hn::Eq(ve, hn::Zero(dd));  // a zero scale: the zero code (sign kept for floats)
-      if (mode == 0) {
-        const auto r = hn::IfThenZeroElse(zero, hn::Div(xd, ve));
-        const auto q = hn::Min(hn::Max(hn::Round(r), hn::Set(dd, static_cast<double>(lo))), hn::Set(dd, static_cast<double>(hi)));
-        hn::StoreU(hn::DemoteTo(di, q), di, dst);
-        return;
-      }
-      const auto y = hn::IfThenZeroElse(zero, hn::Div(hn::Abs(xd), ve));
-      const auto code = hn::DemoteTo(di, MiniMagCode(dd, y, mp.m, mp.emin, mp.vmax));
-      const auto sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), xf), sign_shift));
-      hn::StoreU(hn::Or(code, hn::And(sbit, hn::Set(di, mp.sign))), di, dst);
+    // f32 lanes from x * inv, each lane with its own block's inv; a vector near a rounding
+    // boundary (or any chunk with a NaN inv) takes the exact f64 division, lane by lane.
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<std::int32_t, decltype(df)> di;
+    const hn::Rebind<double, hn::Half<decltype(df)>> dd;
+    const std::size_t N = hn::Lanes(df), H = hn::Lanes(dd);
+    const CodeSpec c = mode == 0 ? IntSpec(lo, hi) : FloatSpec(fmt);
+    const FastConsts<hn::ScalableTag<float>> k(df, c);
+    auto one = [&](const float* xs, const float* is, const double* es, std::int32_t* dst) {
+      const auto xv = hn::LoadU(df, xs);
+      hn::Vec<decltype(di)> q;
+      const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, xv, hn::LoadU(df, is), k, &q)
+                                              : FastCodes<true, true>(df, xv, hn::LoadU(df, is), k, &q));
+#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo divides every lane by lane 0's scale
+      if (HWY_UNLIKELY(!fast_ok)) q = ExactCodesF64(df, xv, es[0], c);
+      (void)H;
+#else
+      if (HWY_UNLIKELY(!fast_ok)) q = ExactCodesF64(df, xv, hn::LoadU(dd, es), hn::LoadU(dd, es + H), c);
+#endif
+      hn::StoreU(q, di, dst);
     };
     std::size_t i = 0;
-    for (; i + N <= n; i += N) one(x + i, e + i, out + i);
+    for (; i + N <= n; i += N) one(x + i, inv + i, e + i, out + i);
     if (i < n) {
-      HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(double)] = {};
-      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(double)] = {};
-      HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(double)];
+      HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN float ib[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
       std::memcpy(xb, x + i, (n - i) * sizeof(float));
+      std::memcpy(ib, inv + i, (n - i) * sizeof(float));
       std::memcpy(ebuf, e + i, (n - i) * sizeof(double));
-      one(xb, ebuf, o);
+      one(xb, ib, ebuf, o);
       std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
     }
     return;
@@ -566,82 +557,150 @@ HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, 
   }
 }
 
-// Spreads segment scales (segment s = elements [s*bw, (s+1)*bw) of the row) over elements
-// [c0, c0 + n) of a row: exact ones into e, burn ones into eb.
-HWY_INLINE void SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* eb,
-                             int mode, double* e_out, float* eb_out) {
+// Stores seg[s] over the run of elements of segment s, for the segments that cover elements
+// [c0, c0 + n) of a row (segment s = elements [s*bw, (s+1)*bw)): a broadcast store per vector of
+// a run, each next run overwriting the previous one's spill. out has room for n + lanes values.
+template <class D, class T>
+HWY_INLINE void SpreadRuns(D d, std::size_t c0, std::size_t n, std::size_t bw, const T* HWY_RESTRICT seg,
+                           T* HWY_RESTRICT out) {
+  const std::size_t N = hn::Lanes(d);
   std::size_t s = c0 / bw, i = 0, run = bw - c0 % bw;  // run: elements left in segment s
   while (i < n) {
-    const std::size_t k = run < n - i ? run : n - i;
-    if (mode <= 1) {
-      for (std::size_t j = 0; j < k; ++j) e_out[i + j] = ee[s];
-    } else {
-      for (std::size_t j = 0; j < k; ++j) eb_out[i + j] = eb[s];
-    }
-    i += k;
+    const auto v = hn::Set(d, seg[s]);
+    for (std::size_t j = 0; j < run; j += N) hn::StoreU(v, d, out + i + j);
+    i += run;
     ++s;
     run = bw;
   }
 }
 
+// Spreads segment scales over elements [c0, c0 + n) of a row: exact ones into e and their
+// reciprocals ei into inv (quantize only: ei non-null), burn ones into eb. Returns whether some
+// spread reciprocal is NaN (a scale outside [2^-100, 2^100]).
+HWY_INLINE bool SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* ei,
+                             const float* eb, int mode, double* e_out, float* inv_out, float* eb_out) {
+  const hn::ScalableTag<float> df;
+  if (mode >= 2) {
+    SpreadRuns(df, c0, n, bw, eb, eb_out);
+    return false;
+  }
+  SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
+  if (!ei) return false;
+  SpreadRuns(df, c0, n, bw, ei, inv_out);
+  bool far = false;
+  for (std::size_t s = c0 / bw, last = (c0 + n - 1) / bw; s <= last; ++s) far |= std::isnan(ei[s]);
+  return far;
+}
+
 HWY_INLINE bool NarrowBlocks(std::size_t bw) { return bw < 2 * hn::Lanes(hn::ScalableTag<double>()); }
 
-// Calls fn(c0, n, e, eb) for chunks [c0, c0 + n) of a row of L elements, the chunk's segment
-// scales spread to one per element.
+// Calls fn(c0, n, e, inv, far, eb) for chunks [c0, c0 + n) of a row of L elements, the chunk's
+// segment scales spread to one per element.
 template <class Fn>
-HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode, Fn fn) {
-  HWY_ALIGN double e[kLaneChunk];
-  HWY_ALIGN float b[kLaneChunk];
+HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
+                              int mode, Fn fn) {
+  constexpr std::size_t kPad = HWY_MAX_BYTES / sizeof(float);  // SpreadRuns' spill
+  HWY_ALIGN double e[kLaneChunk + kPad];
+  HWY_ALIGN float inv[kLaneChunk + kPad];
+  HWY_ALIGN float b[kLaneChunk + kPad];
   for (std::size_t c0 = 0; c0 < L; c0 += kLaneChunk) {
     const std::size_t n = L - c0 < kLaneChunk ? L - c0 : kLaneChunk;
-    SpreadScales(c0, n, bw, ee, eb, mode, e, b);
-    fn(c0, n, e, b);
+    const bool far = SpreadScales(c0, n, bw, ee, ei, eb, mode, e, inv, b);
+    fn(c0, n, e, inv, far, b);
   }
 }
 
-// One row of L elements crossing ceil(L / bw) blocks, segment s using scale ee[s] (exact) or
-// eb[s] (burn): mode 0 exact int, 1 exact float, 2 burn int, 3 burn float. Exact segments with
-// ee[s] == 0 take the zero-code path. Saves a dispatch per block.
-HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
-                                  const float* eb, int mode, int lo, int hi, int fmt, int sign_code,
-                                  std::int32_t* HWY_RESTRICT out) {
-  if (NarrowBlocks(bw)) {
-    ForLaneChunks(L, bw, ee, eb, mode, [&](std::size_t c0, std::size_t n, const double* e, const float* b) {
-      QuantizeLanes(x + c0, n, e, b, mode, lo, hi, fmt, out + c0);
-    });
-    return;
-  }
+// Exact codes of a row of L elements, segment s of bw (>= one vector) under ee[s], ei[s] =
+// InvF32(ee[s]); a zero scale multiplies by inv = 0, giving the zero code with x's sign. The
+// constants stay in registers across segments.
+template <bool kFloat>
+HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
+                                 const float* ei, const CodeSpec& c, std::int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const std::size_t N = hn::Lanes(df);
+  const FastConsts<hn::ScalableTag<float>> k(df, c);
   for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
     const std::size_t cnt = L - off < bw ? L - off : bw;
+    const double e = ee[s];
+    const bool far = std::isnan(ei[s]);
+    const auto vinv = hn::Set(df, far ? 0.0f : ei[s]);
+    auto one = [&](const float* src, std::int32_t* dst) {
+      hn::Vec<decltype(di)> q;
+      if (HWY_UNLIKELY(far) || HWY_UNLIKELY((!FastCodes<kFloat, true>(df, hn::LoadU(df, src), vinv, k, &q)))) {
+        return ExactCodesI32At(df, src, e, c, dst);
+      }
+#if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
+      if constexpr (kFloat) q = hn::IfThenZeroElse(hn::Eq(hn::AndNot(k.sign, q), hn::Zero(di)), q);
+#endif
+      hn::StoreU(q, di, dst);
+    };
+    ForEachVectorPadded(x + off, out + off, cnt, N, one);
+  }
+}
+
+// One segment: the kernels.h entry points with their scalar twins.
+HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int lo, int hi,
+                                       std::int32_t* HWY_RESTRICT out) {
+  const float inv = InvF32(e);
+  QuantizeExactRow<false>(x, n, n, &e, &inv, IntSpec(lo, hi), out);
+}
+
+HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int fmt,
+                                         std::int32_t* HWY_RESTRICT out) {
+  const float inv = InvF32(e);
+  QuantizeExactRow<true>(x, n, n, &e, &inv, FloatSpec(fmt), out);
+}
+
+// rows consecutive rows of L elements (x + r * L), each crossing the same ceil(L / bw) blocks:
+// segment s uses scale ee[s] and ei[s] = InvF32(ee[s]) (exact) or eb[s] (burn): mode 0 exact
+// int, 1 exact float, 2 burn int, 3 burn float. Saves a dispatch per block, and narrow blocks
+// spread their scales once for all rows.
+HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
+                                  const float* ei, const float* eb, int mode, int lo, int hi, int fmt,
+                                  std::int32_t* HWY_RESTRICT out, std::size_t rows) {
+  if (NarrowBlocks(bw)) {
+    ForLaneChunks(L, bw, ee, ei, eb, mode,
+                  [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b) {
+                    for (std::size_t r = 0; r < rows; ++r) {
+                      QuantizeLanes(x + r * L + c0, n, e, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
+                    }
+                  });
+    return;
+  }
+  for (std::size_t r = 0; r < rows; ++r, x += L, out += L) {
     switch (mode) {
-      case 0:
-      case 1:
-        if (ee[s] == 0) QuantizeZeroScaleImpl(x + off, cnt, sign_code, out + off);
-        else if (mode == 0) QuantizeExactIntImpl(x + off, cnt, ee[s], lo, hi, out + off);
-        else QuantizeExactFloatImpl(x + off, cnt, ee[s], fmt, out + off);
-        break;
-      case 2: QuantizeBurnIntImpl(x + off, cnt, eb[s], lo, hi, out + off); break;
-      default: QuantizeBurnFloatImpl(x + off, cnt, eb[s], fmt, out + off); break;
+      case 0: QuantizeExactRow<false>(x, L, bw, ee, ei, IntSpec(lo, hi), out); continue;
+      case 1: QuantizeExactRow<true>(x, L, bw, ee, ei, FloatSpec(fmt), out); continue;
+      default: break;
+    }
+    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+      const std::size_t cnt = L - off < bw ? L - off : bw;
+      if (mode == 2) QuantizeBurnIntImpl(x + off, cnt, eb[s], lo, hi, out + off);
+      else QuantizeBurnFloatImpl(x + off, cnt, eb[s], fmt, out + off);
     }
   }
 }
 
-// Dequantize counterpart: mode 0 exact int, 1 exact float, 2 burn int, 3 burn float.
+// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 burn int, 3 burn float).
 HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
-                                 const float* eb, int mode, int fmt, float* HWY_RESTRICT out) {
+                                 const float* eb, int mode, int fmt, float* HWY_RESTRICT out, std::size_t rows) {
   if (NarrowBlocks(bw)) {
-    ForLaneChunks(L, bw, ee, eb, mode, [&](std::size_t c0, std::size_t n, const double* e, const float* b) {
-      DequantLanes(c + c0, n, e, b, mode, fmt, out + c0);
-    });
+    ForLaneChunks(L, bw, ee, nullptr, eb, mode,
+                  [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b) {
+                    for (std::size_t r = 0; r < rows; ++r) DequantLanes(c + r * L + c0, n, e, b, mode, fmt, out + r * L + c0);
+                  });
     return;
   }
-  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
-    const std::size_t cnt = L - off < bw ? L - off : bw;
-    switch (mode) {
-      case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
-      case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
-      case 2: DequantBurnIntImpl(c + off, cnt, eb[s], out + off); break;
-      default: DequantBurnFloatImpl(c + off, cnt, eb[s], fmt, out + off); break;
+  for (std::size_t r = 0; r < rows; ++r, c += L, out += L) {
+    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+      const std::size_t cnt = L - off < bw ? L - off : bw;
+      switch (mode) {
+        case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
+        case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
+        case 2: DequantBurnIntImpl(c + off, cnt, eb[s], out + off); break;
+        default: DequantBurnFloatImpl(c + off, cnt, eb[s], fmt, out + off); break;
+      }
     }
   }
 }

@@ -18,6 +18,9 @@ std::uint32_t MaxAbsBits(const float* x, std::size_t n);
 // For k < ceil(len / w): acc[k] = max(acc[k], MaxAbsBits(x + k*w, min(w, len - k*w))).
 // Precondition: w >= 1.
 void SegmentMaxAbsBits(const float* x, std::size_t len, std::size_t w, std::uint32_t* acc);
+// acc[i] = whichever of acc[i] and |x[i]| has the larger bits & 0x7FFFFFFF (NaN and infinities
+// included), i < n: several rows folded into acc, then SegmentMaxAbsBits of acc.
+void MaxAbsInto(const float* x, std::size_t n, float* acc);
 
 // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
 // decided exactly (docs/SEMANTICS-fast.md). Precondition: e > 0 finite, and e has at most 35
@@ -58,14 +61,16 @@ void UnpackWords(const std::uint32_t* words, std::size_t inner, std::size_t coun
 // First i with c[i] outside [lo, hi] or (nan_mask && (c[i] & nan_mask) == nan_mask); n if none.
 std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask);
 
-// A row of L elements crossing ceil(L/bw) blocks; segment s uses ee[s] (modes 0 exact int,
-// 1 exact float; ee[s] == 0 writes zero codes with x's sign, sign_code as QuantizeZeroScale) or
-// eb[s] (modes 2 burn int, 3 burn float). Same results as the per-segment kernels.
-void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode, int lo,
-                 int hi, int fmt, int sign_code, std::int32_t* out);
-// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 burn int, 3 burn float).
+// `rows` consecutive rows of L elements (x + r*L, out + r*L), each crossing the same ceil(L/bw)
+// blocks; segment s uses ee[s] and ei[s] = InvF32(ee[s]) (fused.h) (modes 0 exact int, 1 exact
+// float; ee[s] == 0 writes zero codes with x's sign, as QuantizeZeroScale) or eb[s] (modes 2 burn
+// int, 3 burn float). Same results as the per-segment kernels.
+void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
+                 int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1);
+// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 and 3: out = f32(eb[s] * value),
+// Burn's product and the exact one for f32 scale values).
 void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode,
-                int fmt, float* out);
+                int fmt, float* out, std::size_t rows = 1);
 
 // ---- target control ----
 // Applies QSCHEME_TARGET once (before the first dispatch of any kernel, fused.cc's included).

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fast/fused.h"
 #include "fast/kernels.h"
 #include "fast/scalar.h"
 #include "hwy/targets.h"
@@ -157,6 +158,15 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
         k::SegmentMaxAbsBits(x, len, w, a.data());
         for (std::size_t s = 0; s < ns; ++s) b[s] = std::max<std::uint32_t>(5, sc::max_abs_bits(x + s * w, std::min(w, len - s * w)));
         BOOST_TEST(a == b);
+      }
+      // Rows folded element-wise: the bits of each |x| maximum, infinities included.
+      std::vector<float> acc(len, 0.0f);
+      const auto row2 = Inputs(3.1, len, 11 + static_cast<std::uint32_t>(len));
+      k::MaxAbsInto(x, len, acc.data());
+      k::MaxAbsInto(row2.data(), len, acc.data());
+      for (std::size_t i = 0; i < len; ++i) {
+        const std::uint32_t want = std::max(sc::max_abs_bits(x + i, 1), sc::max_abs_bits(row2.data() + i, 1));
+        BOOST_TEST(sc::max_abs_bits(acc.data() + i, 1) == want);
       }
     });
   });
@@ -375,9 +385,10 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
         if (bw == 0) continue;
         const std::size_t ns = (len + bw - 1) / bw;
         std::vector<double> ee(ns);
-        std::vector<float> eb(ns);
+        std::vector<float> ei(ns), eb(ns);
         for (std::size_t s = 0; s < ns; ++s) {
           ee[s] = s % 4 == 1 ? 0.0 : ExactScales()[s % ExactScales().size()];
+          ei[s] = k::InvF32(ee[s]);
           eb[s] = BurnScales()[s % BurnScales().size()];
         }
         const auto buf = Inputs(0.25, len + mis, static_cast<std::uint32_t>(len * 3 + bw));
@@ -386,7 +397,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           const int fmt = 1;
           const int sign = (mode % 2) ? 0x80 : 0;
           std::vector<std::int32_t> a(len), b(len);
-          k::QuantizeRow(x, len, bw, ee.data(), eb.data(), mode, -8, 7, fmt, sign, a.data());
+          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt, a.data());
           for (std::size_t s = 0; s < ns; ++s) {
             const std::size_t off = s * bw, cnt = std::min(bw, len - off);
             for (std::size_t i = 0; i < cnt; ++i) {
@@ -410,6 +421,21 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
             else sc::dequant_burn_float(a.data() + off, cnt, eb[s], fmt, db.data() + off);
           }
           BOOST_TEST_CONTEXT("dequant bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
+          // Three rows sharing their scales in one call equal three one-row calls.
+          const auto x3 = Inputs(0.5, 3 * len, static_cast<std::uint32_t>(len * 5 + bw + mode));
+          std::vector<std::int32_t> q3(3 * len), q1(3 * len);
+          std::vector<float> d3(3 * len), d1(3 * len);
+          k::QuantizeRow(x3.data(), len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt, q3.data(), 3);
+          k::DequantRow(q3.data(), len, bw, ee.data(), eb.data(), mode, fmt, d3.data(), 3);
+          for (std::size_t r = 0; r < 3; ++r) {
+            k::QuantizeRow(x3.data() + r * len, len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt,
+                           q1.data() + r * len);
+            k::DequantRow(q3.data() + r * len, len, bw, ee.data(), eb.data(), mode, fmt, d1.data() + r * len);
+          }
+          BOOST_TEST_CONTEXT("3 rows bw " << bw << " mode " << mode) {
+            EXPECT_SAME(q3.data(), q1.data(), 3 * len, x3.data());
+            EXPECT_SAME(d3.data(), d1.data(), 3 * len, q3);
+          }
         }
       }
     });
