@@ -117,7 +117,7 @@ HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastCons
     const auto rc = kClamp ? hn::Min(hn::Max(r, k.flo), k.fhi) : r;
     const auto rm = hn::Add(rc, magic);
     const auto q = hn::Sub(rm, magic);
-#if QSCHEME_MUTANT == 17  // mutant 17: fused integer codes trust f32 r = x * (1/e) without the near-tie redo
+#if QSCHEME_MUTANT == 17  // mutant 17: f32-lane integer codes trust r = x * (1/e) without the near-tie redo
     const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), hn::Set(df, 0.5f));
 #else
     const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);

@@ -490,9 +490,10 @@ CodeRange code_range(Value v) {
   return {0, (1 << vi.bits) - 1, scalar::kMini[fmt].nan_mask};
 }
 
-// Validates q against its scheme and shape and computes the effective scales: ee (f64; exact and
-// onnx profiles, two levels) or eb (f32; the burn profile, 0 replaced by 0.1, or one exact level).
-Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<double>* ee, std::vector<float>* eb) {
+// Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
+// and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
+// the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
+Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<float>* eb, float* g) {
   if (q.codes.size() != l.elements) {
     return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
                                              std::to_string(l.elements) + " elements");
@@ -522,15 +523,12 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<do
     return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
                                              " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
   }
-  if (q.profile != Profile::burn) {  // exact and onnx dequantize alike: f32(code * scale)
-    if (two) {
-      ee->resize(l.scales);
-      for (std::size_t j = 0; j < l.scales; ++j) (*ee)[j] = s[j] * gv;
-    } else {
-      // One level: the scales are f32 values, so f32(value) * f32(scale) is one IEEE
-      // multiplication, correctly rounded (SEMANTICS-fast.md section 4): f32 lanes suffice.
-      *eb = std::move(s);
-    }
+  *g = 1.0f;
+  if (q.profile != Profile::burn) {
+    // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
+    // as the first product is exact (SEMANTICS-fast.md section 4): f32 lanes suffice.
+    *eb = std::move(s);
+    if (two) *g = static_cast<float>(gv);
   } else {
     eb->resize(l.scales);
     const float gf = static_cast<float>(gv);
@@ -546,9 +544,9 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  std::vector<double> ee;
   std::vector<float> eb;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  float gs = 1.0f;
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs));
   const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
@@ -561,11 +559,10 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
-  // Modes 2 and 3 multiply f32 by f32: Burn's arithmetic, and the exact one-level product.
-  const int mode = (exact && !ee.empty() ? 0 : 2) + (vi.is_float ? 1 : 0);
+  const int mode = 2 + (vi.is_float ? 1 : 0);  // f32 lanes, as check_quantized explains
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
-    kernels::DequantRow(c + off, len, bw, ee.empty() ? nullptr : ee.data() + b, eb.empty() ? nullptr : eb.data() + b,
-                        mode, fmt, out + off, nrows);
+    kernels::DequantRow(c + off, len, bw, nullptr, eb.empty() ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
+                        nrows);
   });
   return {};
 }
@@ -723,9 +720,9 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  std::vector<double> ee;
   std::vector<float> eb;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &ee, &eb));
+  float gs = 1.0f;
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs));
   std::vector<std::uint8_t> out(l.total_bytes);
   encode_values(q, l, out.data());
   const int sb = info(q.scheme.scale_dtype()).bytes;

@@ -239,13 +239,7 @@ HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::s
   const std::size_t N = hn::Lanes(dd);
   const auto ve = hn::Set(dd, e);
   auto one = [&](const std::int32_t* src, float* dst) {
-#if QSCHEME_MUTANT == 14  // mutant 14: exact-profile integer dequantize multiplies in f32 (e rounded to f32 first)
-    hn::StoreU(hn::DemoteTo(df, hn::PromoteTo(dd, hn::Mul(hn::DemoteTo(df, hn::PromoteTo(dd, hn::LoadU(di, src))),
-                                                          hn::Set(df, static_cast<float>(e))))), df, dst);
-    (void)ve;
-#else
     hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, src)), ve)), df, dst);
-#endif
   };
   ForEachVectorPadded(c, out, n, N, one);
 }
@@ -265,29 +259,45 @@ HWY_NOINLINE void DequantExactFloatImpl(const std::int32_t* HWY_RESTRICT c, std:
   ForEachVectorPadded(c, out, n, N, one);
 }
 
-HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
-                                     float* HWY_RESTRICT out) {
+// f32 lanes: out[i] = f32(f32(e * value(c[i])) * g). Burn's product (g = 1), and the exact one:
+// with e = s_j (f16 or ue4m3 when g != 1) the first product has at most 7 + 11 significant bits
+// and no underflow, so it is exact and the one rounding is that of value * s_j * g
+// (SEMANTICS-fast.md section 4).
+template <bool kFloat>
+HWY_INLINE hn::Vec<hn::ScalableTag<float>> DequantF32(hn::Vec<hn::ScalableTag<std::int32_t>> ci,
+                                                      hn::Vec<hn::ScalableTag<float>> ve,
+                                                      hn::Vec<hn::ScalableTag<float>> vg, const MiniParams& mp) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<std::int32_t> di;
+  const auto v = kFloat ? MiniValue(di, ci, mp) : hn::ConvertTo(df, ci);
+#if QSCHEME_MUTANT == 14  // mutant 14: two-level dequantize rounds s * g to f32 before multiplying the value
+  return hn::Mul(hn::Mul(ve, vg), v);
+#else
+  return hn::Mul(hn::Mul(ve, v), vg);
+#endif
+}
+
+template <bool kFloat>
+HWY_INLINE void DequantScaled(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, float g, int fmt,
+                              float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
   const hn::ScalableTag<int32_t> di;
-  const std::size_t N = hn::Lanes(df);
-  const auto ve = hn::Set(df, e);
+  const MiniParams mp = Mini(fmt);
+  const auto ve = hn::Set(df, e), vg = hn::Set(df, g);
   auto one = [&](const std::int32_t* src, float* dst) {
-    hn::StoreU(hn::Mul(ve, hn::ConvertTo(df, hn::LoadU(di, src))), df, dst);
+    hn::StoreU(DequantF32<kFloat>(hn::LoadU(di, src), ve, vg, mp), df, dst);
   };
-  ForEachVectorPadded(c, out, n, N, one);
+  ForEachVectorPadded(c, out, n, hn::Lanes(df), one);
+}
+
+HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
+                                     float* HWY_RESTRICT out) {
+  DequantScaled<false>(c, n, e, 1.0f, 0, out);
 }
 
 HWY_NOINLINE void DequantBurnFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, int fmt,
                                        float* HWY_RESTRICT out) {
-  const hn::ScalableTag<float> df;
-  const hn::ScalableTag<int32_t> di;
-  const std::size_t N = hn::Lanes(df);
-  const MiniParams mp = Mini(fmt);
-  const auto ve = hn::Set(df, e);
-  auto one = [&](const std::int32_t* src, float* dst) {
-    hn::StoreU(hn::Mul(ve, MiniValue(di, hn::LoadU(di, src), mp)), df, dst);
-  };
-  ForEachVectorPadded(c, out, n, N, one);
+  DequantScaled<true>(c, n, e, 1.0f, fmt, out);
 }
 
 // ---------------------------------------------------------------------------- bytes and packing
@@ -509,9 +519,9 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
   }
 }
 
-// Dequantizes n <= kLaneChunk elements with one scale per element (modes as QuantizeLanes).
+// Dequantizes n <= kLaneChunk elements with one scale per element (modes as DequantRow).
 HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, const double* HWY_RESTRICT e,
-                             const float* HWY_RESTRICT eb, int mode, int fmt, float* HWY_RESTRICT out) {
+                             const float* HWY_RESTRICT eb, float g, int mode, int fmt, float* HWY_RESTRICT out) {
   const MiniParams mp = Mini(fmt);
   if (mode <= 1) {
     const hn::ScalableTag<double> dd;
@@ -539,10 +549,11 @@ HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, 
   const hn::ScalableTag<float> df;
   const hn::ScalableTag<std::int32_t> di;
   const std::size_t N = hn::Lanes(df);
+  const auto vg = hn::Set(df, g);
   auto one = [&](const std::int32_t* cs, const float* es, float* dst) {
     const auto ci = hn::LoadU(di, cs);
-    const auto v = mode == 2 ? hn::ConvertTo(df, ci) : MiniValue(di, ci, mp);
-    hn::StoreU(hn::Mul(hn::LoadU(df, es), v), df, dst);
+    hn::StoreU(mode == 2 ? DequantF32<false>(ci, hn::LoadU(df, es), vg, mp) : DequantF32<true>(ci, hn::LoadU(df, es), vg, mp),
+               df, dst);
   };
   std::size_t i = 0;
   for (; i + N <= n; i += N) one(c + i, eb + i, out + i);
@@ -682,13 +693,15 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
   }
 }
 
-// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 burn int, 3 burn float).
+// Dequantize counterpart: modes 0 exact int, 1 exact float (f64 e); 2 int, 3 float:
+// f32(f32(eb[s] * value) * g) (DequantF32).
 HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
-                                 const float* eb, int mode, int fmt, float* HWY_RESTRICT out, std::size_t rows) {
+                                 const float* eb, float g, int mode, int fmt, float* HWY_RESTRICT out,
+                                 std::size_t rows) {
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, nullptr, eb, mode,
                   [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b) {
-                    for (std::size_t r = 0; r < rows; ++r) DequantLanes(c + r * L + c0, n, e, b, mode, fmt, out + r * L + c0);
+                    for (std::size_t r = 0; r < rows; ++r) DequantLanes(c + r * L + c0, n, e, b, g, mode, fmt, out + r * L + c0);
                   });
     return;
   }
@@ -698,8 +711,8 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
       switch (mode) {
         case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
         case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
-        case 2: DequantBurnIntImpl(c + off, cnt, eb[s], out + off); break;
-        default: DequantBurnFloatImpl(c + off, cnt, eb[s], fmt, out + off); break;
+        case 2: DequantScaled<false>(c + off, cnt, eb[s], g, fmt, out + off); break;
+        default: DequantScaled<true>(c + off, cnt, eb[s], g, fmt, out + off); break;
       }
     }
   }

@@ -149,10 +149,10 @@ void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee
   ApplyEnvOnce();
   HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, eb, mode, lo, hi, fmt, out, rows);
 }
-void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode,
-                int fmt, float* out, std::size_t rows) {
+void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
+                int mode, int fmt, float* out, std::size_t rows) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, mode, fmt, out, rows);
+  HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, g, mode, fmt, out, rows);
 }
 
 void ApplyTargetEnv() { ApplyEnvOnce(); }

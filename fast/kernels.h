@@ -67,10 +67,12 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
 // int, 3 burn float). Same results as the per-segment kernels.
 void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
                  int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1);
-// Dequantize counterpart (modes 0 exact int, 1 exact float, 2 and 3: out = f32(eb[s] * value),
-// Burn's product and the exact one for f32 scale values).
-void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, int mode,
-                int fmt, float* out, std::size_t rows = 1);
+// Dequantize counterpart: modes 0 exact int, 1 exact float (f64 scales ee); modes 2 int and
+// 3 float: out = f32(f32(eb[s] * value) * g) -- Burn's product (g = 1), and the exact one when
+// eb holds the stored scale values and g the global (1 for one level): value * eb[s] is then
+// exact in f32 (docs/SEMANTICS-fast.md section 4).
+void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
+                int mode, int fmt, float* out, std::size_t rows = 1);
 
 // ---- target control ----
 // Applies QSCHEME_TARGET once (before the first dispatch of any kernel, fused.cc's included).

@@ -412,7 +412,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           }
           BOOST_TEST_CONTEXT("bw " << bw << " mode " << mode) { EXPECT_SAME(a.data(), b.data(), len, x); }
           std::vector<float> da(len), db(len);
-          k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), mode, fmt, da.data());
+          k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, da.data());
           for (std::size_t s = 0; s < ns; ++s) {
             const std::size_t off = s * bw, cnt = std::min(bw, len - off);
             if (mode == 0) sc::dequant_exact_int(a.data() + off, cnt, ee[s], db.data() + off);
@@ -421,16 +421,22 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
             else sc::dequant_burn_float(a.data() + off, cnt, eb[s], fmt, db.data() + off);
           }
           BOOST_TEST_CONTEXT("dequant bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
+          if (mode >= 2) {  // a global: f32(f32(eb * value) * g)
+            const float gl = 0.3f;
+            k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), gl, mode, fmt, da.data());
+            for (std::size_t i = 0; i < len; ++i) db[i] *= gl;
+            BOOST_TEST_CONTEXT("dequant g bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
+          }
           // Three rows sharing their scales in one call equal three one-row calls.
           const auto x3 = Inputs(0.5, 3 * len, static_cast<std::uint32_t>(len * 5 + bw + mode));
           std::vector<std::int32_t> q3(3 * len), q1(3 * len);
           std::vector<float> d3(3 * len), d1(3 * len);
           k::QuantizeRow(x3.data(), len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt, q3.data(), 3);
-          k::DequantRow(q3.data(), len, bw, ee.data(), eb.data(), mode, fmt, d3.data(), 3);
+          k::DequantRow(q3.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d3.data(), 3);
           for (std::size_t r = 0; r < 3; ++r) {
             k::QuantizeRow(x3.data() + r * len, len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt,
                            q1.data() + r * len);
-            k::DequantRow(q3.data() + r * len, len, bw, ee.data(), eb.data(), mode, fmt, d1.data() + r * len);
+            k::DequantRow(q3.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d1.data() + r * len);
           }
           BOOST_TEST_CONTEXT("3 rows bw " << bw << " mode " << mode) {
             EXPECT_SAME(q3.data(), q1.data(), 3 * len, x3.data());
