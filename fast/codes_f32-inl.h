@@ -42,12 +42,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ExactCodesF64(
     const auto zero = hn::Eq(ve, hn::Zero(dd));
     if (c.fmt < 0) {
       const auto r = hn::IfThenZeroElse(zero, hn::Div(xd, ve));
-#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
-      const auto rq = hn::Trunc(hn::Add(r, hn::CopySign(hn::Set(dd, 0.5), r)));
-#else
-      const auto rq = hn::Round(r);
-#endif
-      const auto q = hn::Min(hn::Max(rq, hn::Set(dd, static_cast<double>(c.lo))), hn::Set(dd, static_cast<double>(c.hi)));
+      const auto q = hn::Min(hn::Max(hn::Round(r), hn::Set(dd, static_cast<double>(c.lo))), hn::Set(dd, static_cast<double>(c.hi)));
       return hn::DemoteTo(dhi, q);
     }
     const MiniParams mp = Mini(c.fmt);
@@ -142,6 +137,87 @@ HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastCons
   }
 }
 
+
+// Integer codes of a vector in which FastCodes flagged a lane near a half-integer b, without a
+// division: a flagged lane's side of b is the sign of d = x - b * e in f64. b * e is exact (b has
+// at most 9 significant bits, e at most 35), and x/e lies within 2^-12 of b (the flag's 2^-13
+// plus r's error), so x and b * e are within a factor 2 of each other and the subtraction is exact
+// (Sterbenz): d > 0 rounds up, d < 0 down, d == 0 is the exact tie, rounded to even. Unflagged
+// lanes keep r's rounding. e_lo/e_hi: the f64 scales of the lower and upper half; vinv = f32(1/e).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv,
+                                                              hn::Vec<hn::Rebind<double, hn::Half<DF>>> e_lo,
+                                                              hn::Vec<hn::Rebind<double, hn::Half<DF>>> e_hi,
+                                                              const FastConsts<DF>& k) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
+  const auto half = hn::Set(df, 0.5f);
+  const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
+  const auto q = hn::Sub(hn::Add(rc, magic), magic);
+  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
+  const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
+  // sign(x - b * e) per lane, carried from f64 halves to f32 lanes as -1, 0, +1.
+  auto sign_half = [&](hn::Vec<decltype(dh)> xh, hn::Vec<decltype(dh)> bh, hn::Vec<decltype(dd)> eh) {
+    const auto d = hn::Sub(hn::PromoteTo(dd, xh), hn::Mul(hn::PromoteTo(dd, bh), eh));
+    const auto one = hn::Set(dd, 1.0);
+    return hn::DemoteTo(dh, hn::IfThenElse(hn::Gt(d, hn::Zero(dd)), one,
+                                           hn::IfThenElseZero(hn::Lt(d, hn::Zero(dd)), hn::Neg(one))));
+  };
+  const auto sgn = hn::Combine(df, sign_half(hn::UpperHalf(dh, x), hn::UpperHalf(dh, b), e_hi),
+                               sign_half(hn::LowerHalf(dh, x), hn::LowerHalf(dh, b), e_lo));
+  const auto down = hn::Sub(b, half), up = hn::Add(b, half);
+#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
+  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
+#else
+  // The even one of down and up: down's parity is the low bit of down + magic.
+  const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
+                                                  hn::Set(di, 1)));
+  const auto tie = hn::IfThenElse(down_odd, up, down);
+#endif
+  auto qn = hn::IfThenElse(hn::Gt(sgn, hn::Zero(df)), up, hn::IfThenElse(hn::Lt(sgn, hn::Zero(df)), down, tie));
+  qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
+  return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
+}
+
+#if HWY_NATIVE_FMA
+// Integer codes with no branch and no f64, for targets with a fused multiply-add: as FastCodes,
+// but a lane near a half-integer b takes its side of b from the sign of d = fl(b * s1) * s2 - x
+// rounded once by the FMA, where e = s1 * s2 with b * s1 exact in f32: (s1, s2) = (1, e) when e is
+// an f32 value, (s_j, g) for two levels (b: at most 9 bits, s_j at most 11). d is exact up to
+// that one rounding, which keeps its sign and, since every operand is a multiple of 2^-149 and
+// e >= 2^-100, never turns a non-zero d into 0: d > 0 rounds down, d < 0 up, d == 0 is the tie,
+// rounded to even. Used for the asymmetric kinds, whose calibrated maximum lands next to
+// lo - 1/2 in about every other block.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, hn::Vec<DF> s1,
+                                                             hn::Vec<DF> s2, const FastConsts<DF>& k) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
+  const auto half = hn::Set(df, 0.5f);
+  const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
+  const auto q = hn::Sub(hn::Add(rc, magic), magic);
+#if QSCHEME_MUTANT == 17
+  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), half);
+#else
+  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
+#endif
+  const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
+  const auto d = hn::MulSub(hn::Mul(b, s1), s2, x);
+  const auto down = hn::Sub(b, half), up = hn::Add(b, half);
+#if QSCHEME_MUTANT == 1
+  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
+#else
+  const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
+                                                  hn::Set(di, 1)));
+  const auto tie = hn::IfThenElse(down_odd, up, down);
+#endif
+  auto qn = hn::IfThenElse(hn::Gt(d, hn::Zero(df)), down, hn::IfThenElse(hn::Lt(d, hn::Zero(df)), up, tie));
+  qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
+  return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
+}
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace qscheme::fast::kernels

@@ -306,10 +306,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           bm[k] = detail::scale_to_bits(st, sd);
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
-        kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(),
+        kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
                              burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
 #else
-        kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(),
+        kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
                              burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
 #endif
       });
@@ -319,12 +319,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // Calibration pass: max |x| bits per block (also finds non-finite input).
   std::vector<std::uint32_t> bmax(nb, 0);
   for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
-    if (nrows == 1) return kernels::SegmentMaxAbsBits(x + off, len, bw, &bmax[b]);
-    // Rows sharing their blocks: fold them element-wise first, then reduce segments once.
-    thread_local std::vector<float> acc;
-    acc.assign(len, 0.0f);
-    for (std::uint64_t k = 0; k < nrows; ++k) kernels::MaxAbsInto(x + off + k * len, len, acc.data());
-    kernels::SegmentMaxAbsBits(acc.data(), len, bw, &bmax[b]);
+    kernels::RowsSegmentMaxAbsBits(x + off, nrows, len, bw, &bmax[b]);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -469,10 +464,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
 #endif
   });
   return {};

@@ -177,6 +177,15 @@ HWY_NOINLINE void ExactCodesAt(DF df, const float* HWY_RESTRICT x, double e, con
   StoreCodeBytes(di, ExactCodesF64(df, hn::LoadU(df, x), e, c), codes);
 }
 
+// Integer codes of the vector at x with a lane near a half-integer (NearIntCodes), out of line.
+template <class DF>
+HWY_NOINLINE void NearIntCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv, double e,
+                                 const FastConsts<DF>& k, std::uint8_t* HWY_RESTRICT codes) {
+  const hn::Rebind<double, hn::Half<DF>> dd;
+  StoreCodeBytes(hn::Rebind<std::int32_t, DF>(), NearIntCodes(df, hn::LoadU(df, x), vinv, hn::Set(dd, e), hn::Set(dd, e), k),
+                 codes);
+}
+
 template <bool kFloat, bool kClamp>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
@@ -204,7 +213,10 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
     if (HWY_UNLIKELY(any_far) && std::isnan(inv[b])) return ExactCodesAt(df, src, e[b], c, dst);
     hn::Vec<decltype(di)> q;
     const bool fast_ok = FastCodes<kFloat, kClamp>(df, hn::LoadU(df, src), vinv, k, &q);
-    if (HWY_UNLIKELY(!fast_ok)) return ExactCodesAt(df, src, e[b], c, dst);
+    if (HWY_UNLIKELY(!fast_ok)) {
+      if constexpr (kFloat) return ExactCodesAt(df, src, e[b], c, dst);
+      return NearIntCodesAt(df, src, vinv, e[b], k, dst);
+    }
     StoreCodeBytes(di, q, dst);
   };
   const std::size_t whole = len / N * N;

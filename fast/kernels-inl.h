@@ -150,6 +150,15 @@ using HalfF32 = hn::Rebind<float, DF64>;
 template <class DF64>
 using HalfI32 = hn::Rebind<int32_t, DF64>;
 
+// NearIntCodes of the vector at x (one scale e, vinv = f32(1/e)), out of line.
+template <class DF>
+HWY_NOINLINE void NearIntCodesI32At(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv, double e,
+                                    const FastConsts<DF>& k, std::int32_t* HWY_RESTRICT out) {
+  const hn::Rebind<double, hn::Half<DF>> dd;
+  hn::StoreU(NearIntCodes(df, hn::LoadU(df, x), vinv, hn::Set(dd, e), hn::Set(dd, e), k),
+             hn::Rebind<std::int32_t, DF>(), out);
+}
+
 // Code specs of the exact kernels: integers in [lo, hi], or minifloat fmt.
 HWY_INLINE CodeSpec IntSpec(int lo, int hi) {
   CodeSpec c;
@@ -377,26 +386,41 @@ HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::
   }
 }
 
-// acc[i] = whichever of acc[i], |x[i]| has the larger bit pattern (as MaxAbsBits compares), so
-// that SegmentMaxAbsBits of acc afterwards is the maximum over every row folded in.
-HWY_NOINLINE void MaxAbsIntoImpl(const float* HWY_RESTRICT x, std::size_t n, float* HWY_RESTRICT acc) {
+// SegmentMaxAbsBits over `rows` rows of L elements (x + r*L) that share their segments: the rows
+// are folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole
+// segments at a time, and each chunk is then reduced once instead of once per row.
+HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t rows, std::size_t L,
+                                            std::size_t w, std::uint32_t* HWY_RESTRICT acc) {
   const hn::ScalableTag<int32_t> di;
   const hn::ScalableTag<float> df;
   const std::size_t N = hn::Lanes(di);
-  const auto mask = hn::Set(di, 0x7FFFFFFF);
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto a = hn::And(hn::BitCast(di, hn::LoadU(df, acc + i)), mask);
-    hn::StoreU(hn::BitCast(df, hn::Max(a, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask))), df, acc + i);
+  constexpr std::size_t kChunk = 1024;
+  if (rows == 1 || w > kChunk) {
+    for (std::size_t r = 0; r < rows; ++r) SegmentMaxAbsBitsImpl(x + r * L, L, w, acc);
+    return;
   }
-  for (; i < n; ++i) {
-    std::uint32_t a, b;
-    std::memcpy(&a, acc + i, 4);
-    std::memcpy(&b, x + i, 4);
-    a &= 0x7FFFFFFFu;
-    b &= 0x7FFFFFFFu;
-    a = b > a ? b : a;
-    std::memcpy(acc + i, &a, 4);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  HWY_ALIGN float buf[kChunk];
+  const std::size_t step = kChunk / w * w;  // whole segments per chunk
+  for (std::size_t c0 = 0; c0 < L; c0 += step) {
+    const std::size_t n = L - c0 < step ? L - c0 : step;
+    std::size_t i = 0;
+    for (; i + N <= n; i += N) {
+      auto m = hn::And(hn::BitCast(di, hn::LoadU(df, x + c0 + i)), mask);
+      for (std::size_t r = 1; r < rows; ++r) m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, x + r * L + c0 + i)), mask));
+      hn::Store(hn::BitCast(df, m), df, buf + i);
+    }
+    for (; i < n; ++i) {
+      std::uint32_t m = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::uint32_t v;
+        std::memcpy(&v, x + r * L + c0 + i, 4);
+        v &= 0x7FFFFFFFu;
+        m = v > m ? v : m;
+      }
+      std::memcpy(buf + i, &m, 4);
+    }
+    SegmentMaxAbsBitsImpl(buf, n, w, acc + c0 / w);
   }
 }
 
@@ -445,7 +469,8 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
   const int sign_shift = mp.sign == 0x80 ? 24 : 28;
   if (mode <= 1) {
     // f32 lanes from x * inv, each lane with its own block's inv; a vector near a rounding
-    // boundary (or any chunk with a NaN inv) takes the exact f64 division, lane by lane.
+    // boundary is redone (NearIntCodes, or the exact f64 division for minifloats and for any
+    // chunk with a NaN inv), lane by lane.
     const hn::ScalableTag<float> df;
     const hn::Rebind<std::int32_t, decltype(df)> di;
     const hn::Rebind<double, hn::Half<decltype(df)>> dd;
@@ -457,12 +482,15 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
       hn::Vec<decltype(di)> q;
       const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, xv, hn::LoadU(df, is), k, &q)
                                               : FastCodes<true, true>(df, xv, hn::LoadU(df, is), k, &q));
-#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo divides every lane by lane 0's scale
-      if (HWY_UNLIKELY(!fast_ok)) q = ExactCodesF64(df, xv, es[0], c);
-      (void)H;
+      if (HWY_UNLIKELY(!fast_ok)) {
+#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo takes lane 0's scale for every lane
+        const auto e_lo = hn::Set(dd, es[0]), e_hi = hn::Set(dd, es[0]);
+        (void)H;
 #else
-      if (HWY_UNLIKELY(!fast_ok)) q = ExactCodesF64(df, xv, hn::LoadU(dd, es), hn::LoadU(dd, es + H), c);
+        const auto e_lo = hn::LoadU(dd, es), e_hi = hn::LoadU(dd, es + H);
 #endif
+        q = far || mode == 1 ? ExactCodesF64(df, xv, e_lo, e_hi, c) : NearIntCodes(df, xv, hn::LoadU(df, is), e_lo, e_hi, k);
+      }
       hn::StoreU(q, di, dst);
     };
     std::size_t i = 0;
@@ -621,12 +649,28 @@ HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, c
   }
 }
 
+// The FMA operands (s1, s2) of IntCodesFma for e = ee (g: the global, 1 for one level), or false
+// when e is not of the form it needs.
+HWY_INLINE bool FmaFactors(double e, double g, float* s1, float* s2) {
+  if (g == 1.0) {
+    *s1 = 1.0f;
+    *s2 = static_cast<float>(e);
+    return static_cast<double>(*s2) == e;
+  }
+  *s1 = static_cast<float>(e / g);
+  *s2 = static_cast<float>(g);
+  std::uint32_t bits;
+  std::memcpy(&bits, s1, 4);
+  return static_cast<double>(*s2) == g && static_cast<double>(*s1) * g == e && (bits & 0xFFF) == 0;
+}
+
 // Exact codes of a row of L elements, segment s of bw (>= one vector) under ee[s], ei[s] =
 // InvF32(ee[s]); a zero scale multiplies by inv = 0, giving the zero code with x's sign. The
-// constants stay in registers across segments.
+// constants stay in registers across segments. Asymmetric integer kinds take IntCodesFma on FMA
+// targets (ee[s] = s_j * g, g = 1 for one level).
 template <bool kFloat>
 HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
-                                 const float* ei, const CodeSpec& c, std::int32_t* HWY_RESTRICT out) {
+                                 const float* ei, double g, const CodeSpec& c, std::int32_t* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
@@ -636,10 +680,25 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
     const double e = ee[s];
     const bool far = std::isnan(ei[s]);
     const auto vinv = hn::Set(df, far ? 0.0f : ei[s]);
+#if HWY_NATIVE_FMA
+    float s1 = 0, s2 = 0;
+    if (!kFloat && c.lo != -c.hi && !far && FmaFactors(e, g, &s1, &s2)) {
+      const auto v1 = hn::Set(df, s1), v2 = hn::Set(df, s2);
+      auto one = [&](const float* src, std::int32_t* dst) {
+        hn::StoreU(IntCodesFma(df, hn::LoadU(df, src), vinv, v1, v2, k), di, dst);
+      };
+      ForEachVectorPadded(x + off, out + off, cnt, N, one);
+      continue;
+    }
+#else
+    (void)g;
+#endif
     auto one = [&](const float* src, std::int32_t* dst) {
       hn::Vec<decltype(di)> q;
-      if (HWY_UNLIKELY(far) || HWY_UNLIKELY((!FastCodes<kFloat, true>(df, hn::LoadU(df, src), vinv, k, &q)))) {
-        return ExactCodesI32At(df, src, e, c, dst);
+      if (HWY_UNLIKELY(far)) return ExactCodesI32At(df, src, e, c, dst);
+      if (HWY_UNLIKELY((!FastCodes<kFloat, true>(df, hn::LoadU(df, src), vinv, k, &q)))) {
+        if constexpr (kFloat) return ExactCodesI32At(df, src, e, c, dst);
+        return NearIntCodesI32At(df, src, vinv, e, k, dst);
       }
 #if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
       if constexpr (kFloat) q = hn::IfThenZeroElse(hn::Eq(hn::AndNot(k.sign, q), hn::Zero(di)), q);
@@ -654,13 +713,13 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
 HWY_NOINLINE void QuantizeExactIntImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int lo, int hi,
                                        std::int32_t* HWY_RESTRICT out) {
   const float inv = InvF32(e);
-  QuantizeExactRow<false>(x, n, n, &e, &inv, IntSpec(lo, hi), out);
+  QuantizeExactRow<false>(x, n, n, &e, &inv, 1.0, IntSpec(lo, hi), out);
 }
 
 HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_t n, double e, int fmt,
                                          std::int32_t* HWY_RESTRICT out) {
   const float inv = InvF32(e);
-  QuantizeExactRow<true>(x, n, n, &e, &inv, FloatSpec(fmt), out);
+  QuantizeExactRow<true>(x, n, n, &e, &inv, 1.0, FloatSpec(fmt), out);
 }
 
 // rows consecutive rows of L elements (x + r * L), each crossing the same ceil(L / bw) blocks:
@@ -668,7 +727,7 @@ HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_
 // int, 1 exact float, 2 burn int, 3 burn float. Saves a dispatch per block, and narrow blocks
 // spread their scales once for all rows.
 HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
-                                  const float* ei, const float* eb, int mode, int lo, int hi, int fmt,
+                                  const float* ei, double g, const float* eb, int mode, int lo, int hi, int fmt,
                                   std::int32_t* HWY_RESTRICT out, std::size_t rows) {
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, ei, eb, mode,
@@ -681,8 +740,8 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
   }
   for (std::size_t r = 0; r < rows; ++r, x += L, out += L) {
     switch (mode) {
-      case 0: QuantizeExactRow<false>(x, L, bw, ee, ei, IntSpec(lo, hi), out); continue;
-      case 1: QuantizeExactRow<true>(x, L, bw, ee, ei, FloatSpec(fmt), out); continue;
+      case 0: QuantizeExactRow<false>(x, L, bw, ee, ei, g, IntSpec(lo, hi), out); continue;
+      case 1: QuantizeExactRow<true>(x, L, bw, ee, ei, g, FloatSpec(fmt), out); continue;
       default: break;
     }
     for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {

@@ -15,7 +15,7 @@ namespace qscheme::fast::kernels {
 
 HWY_EXPORT(MaxAbsBitsImpl);
 HWY_EXPORT(SegmentMaxAbsBitsImpl);
-HWY_EXPORT(MaxAbsIntoImpl);
+HWY_EXPORT(RowsSegmentMaxAbsBitsImpl);
 HWY_EXPORT(QuantizeExactIntImpl);
 HWY_EXPORT(QuantizeExactFloatImpl);
 HWY_EXPORT(QuantizeZeroScaleImpl);
@@ -81,9 +81,9 @@ void SegmentMaxAbsBits(const float* x, std::size_t len, std::size_t w, std::uint
   ApplyEnvOnce();
   HWY_DYNAMIC_DISPATCH(SegmentMaxAbsBitsImpl)(x, len, w, acc);
 }
-void MaxAbsInto(const float* x, std::size_t n, float* acc) {
+void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(MaxAbsIntoImpl)(x, n, acc);
+  HWY_DYNAMIC_DISPATCH(RowsSegmentMaxAbsBitsImpl)(x, rows, L, w, acc);
 }
 void QuantizeExactInt(const float* x, std::size_t n, double e, int lo, int hi, std::int32_t* out) {
   ApplyEnvOnce();
@@ -144,10 +144,10 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
   return HWY_DYNAMIC_DISPATCH(FirstInvalidCodeImpl)(c, n, lo, hi, nan_mask);
 }
 
-void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
-                 int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows) {
+void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
+                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, eb, mode, lo, hi, fmt, out, rows);
+  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, g, eb, mode, lo, hi, fmt, out, rows);
 }
 void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
                 int mode, int fmt, float* out, std::size_t rows) {

@@ -18,9 +18,9 @@ std::uint32_t MaxAbsBits(const float* x, std::size_t n);
 // For k < ceil(len / w): acc[k] = max(acc[k], MaxAbsBits(x + k*w, min(w, len - k*w))).
 // Precondition: w >= 1.
 void SegmentMaxAbsBits(const float* x, std::size_t len, std::size_t w, std::uint32_t* acc);
-// acc[i] = whichever of acc[i] and |x[i]| has the larger bits & 0x7FFFFFFF (NaN and infinities
-// included), i < n: several rows folded into acc, then SegmentMaxAbsBits of acc.
-void MaxAbsInto(const float* x, std::size_t n, float* acc);
+// SegmentMaxAbsBits of each of `rows` rows of L elements (x + r*L) into the same acc: the
+// segments of a run of rows that share their blocks. Precondition: w >= 1.
+void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc);
 
 // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
 // decided exactly (docs/SEMANTICS-fast.md). Precondition: e > 0 finite, and e has at most 35
@@ -65,8 +65,10 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
 // blocks; segment s uses ee[s] and ei[s] = InvF32(ee[s]) (fused.h) (modes 0 exact int, 1 exact
 // float; ee[s] == 0 writes zero codes with x's sign, as QuantizeZeroScale) or eb[s] (modes 2 burn
 // int, 3 burn float). Same results as the per-segment kernels.
-void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
-                 int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1);
+// g: the global scale of ee[s] = s_j * g (s_j f16 or ue4m3), or 1 for one level (ee[s] f32 values);
+// any other ee still gives exact codes, by a slower path.
+void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
+                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1);
 // Dequantize counterpart: modes 0 exact int, 1 exact float (f64 scales ee); modes 2 int and
 // 3 float: out = f32(f32(eb[s] * value) * g) -- Burn's product (g = 1), and the exact one when
 // eb holds the stored scale values and g the global (1 for one level): value * eb[s] is then

@@ -159,14 +159,14 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
         for (std::size_t s = 0; s < ns; ++s) b[s] = std::max<std::uint32_t>(5, sc::max_abs_bits(x + s * w, std::min(w, len - s * w)));
         BOOST_TEST(a == b);
       }
-      // Rows folded element-wise: the bits of each |x| maximum, infinities included.
-      std::vector<float> acc(len, 0.0f);
-      const auto row2 = Inputs(3.1, len, 11 + static_cast<std::uint32_t>(len));
-      k::MaxAbsInto(x, len, acc.data());
-      k::MaxAbsInto(row2.data(), len, acc.data());
-      for (std::size_t i = 0; i < len; ++i) {
-        const std::uint32_t want = std::max(sc::max_abs_bits(x + i, 1), sc::max_abs_bits(row2.data() + i, 1));
-        BOOST_TEST(sc::max_abs_bits(acc.data() + i, 1) == want);
+      // Three rows sharing their segments: as three SegmentMaxAbsBits calls into one acc.
+      const auto rows3 = Inputs(3.1, 3 * len, 11 + static_cast<std::uint32_t>(len));
+      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::LanesF32(), std::size_t{1000}, std::size_t{1500}}) {
+        const std::size_t ns = (len + w - 1) / w;
+        std::vector<std::uint32_t> a(ns, 7), b(ns, 7);
+        k::RowsSegmentMaxAbsBits(rows3.data(), 3, len, w, a.data());
+        for (std::size_t r = 0; r < 3; ++r) k::SegmentMaxAbsBits(rows3.data() + r * len, len, w, b.data());
+        BOOST_TEST(a == b);
       }
     });
   });
@@ -375,6 +375,22 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
   });
 }
 
+BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {
+  // Rows longer than the kernel's 1024-float fold buffer, segment widths that do not divide it.
+  ForEachTarget([] {
+    for (std::size_t len : {std::size_t{1024}, std::size_t{2500}}) {
+      const auto x = Inputs(2.3, 4 * len, static_cast<std::uint32_t>(len));
+      for (std::size_t w : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{48}, std::size_t{1023}}) {
+        const std::size_t ns = (len + w - 1) / w;
+        std::vector<std::uint32_t> a(ns, 0), b(ns, 0);
+        k::RowsSegmentMaxAbsBits(x.data(), 4, len, w, a.data());
+        for (std::size_t r = 0; r < 4; ++r) k::SegmentMaxAbsBits(x.data() + r * len, len, w, b.data());
+        BOOST_TEST_CONTEXT("len " << len << " w " << w) { BOOST_TEST(a == b); }
+      }
+    }
+  });
+}
+
 BOOST_AUTO_TEST_CASE(whole_row_kernels) {
   // QuantizeRow / DequantRow against the scalar twins applied segment by segment, segment widths
   // below, at and above the vector width, with a zero exact scale in the mix.
@@ -397,7 +413,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           const int fmt = 1;
           const int sign = (mode % 2) ? 0x80 : 0;
           std::vector<std::int32_t> a(len), b(len);
-          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt, a.data());
+          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, a.data());
           for (std::size_t s = 0; s < ns; ++s) {
             const std::size_t off = s * bw, cnt = std::min(bw, len - off);
             for (std::size_t i = 0; i < cnt; ++i) {
@@ -411,6 +427,24 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
             }
           }
           BOOST_TEST_CONTEXT("bw " << bw << " mode " << mode) { EXPECT_SAME(a.data(), b.data(), len, x); }
+          if (mode == 0) {  // two levels: e = s_j * g with s_j an f16 value (the FMA path's operands)
+            const float gl = 0.3f;
+            const double sj[] = {0.5, 0.0999755859375, std::ldexp(1.0, -15), 2047.0 / 64, 0.0};
+            std::vector<double> e2(ns);
+            std::vector<float> i2(ns);
+            for (std::size_t s = 0; s < ns; ++s) {
+              e2[s] = sj[s % 5] * static_cast<double>(gl);
+              i2[s] = k::InvF32(e2[s]);
+            }
+            std::vector<std::int32_t> a2(len), b2(len);
+            k::QuantizeRow(x, len, bw, e2.data(), i2.data(), gl, eb.data(), 0, -8, 7, fmt, a2.data());
+            for (std::size_t i = 0; i < len; ++i) {
+              const double e = e2[i / bw];
+              if (e == 0) b2[i] = 0;
+              else sc::quantize_exact_int(x + i, 1, e, -8, 7, &b2[i]);
+            }
+            BOOST_TEST_CONTEXT("two-level bw " << bw) { EXPECT_SAME(a2.data(), b2.data(), len, x); }
+          }
           std::vector<float> da(len), db(len);
           k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, da.data());
           for (std::size_t s = 0; s < ns; ++s) {
@@ -431,10 +465,10 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           const auto x3 = Inputs(0.5, 3 * len, static_cast<std::uint32_t>(len * 5 + bw + mode));
           std::vector<std::int32_t> q3(3 * len), q1(3 * len);
           std::vector<float> d3(3 * len), d1(3 * len);
-          k::QuantizeRow(x3.data(), len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt, q3.data(), 3);
+          k::QuantizeRow(x3.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q3.data(), 3);
           k::DequantRow(q3.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d3.data(), 3);
           for (std::size_t r = 0; r < 3; ++r) {
-            k::QuantizeRow(x3.data() + r * len, len, bw, ee.data(), ei.data(), eb.data(), mode, -8, 7, fmt,
+            k::QuantizeRow(x3.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
                            q1.data() + r * len);
             k::DequantRow(q3.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d1.data() + r * len);
           }
