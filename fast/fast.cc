@@ -488,7 +488,14 @@ CodeRange code_range(Value v) {
 // Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
 // and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
 // the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
-Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<float>* eb, float* g) {
+Status bad_code(const QuantizedTensor& q, std::size_t i) {
+  return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[i]) + " at element " + std::to_string(i) +
+                                           " is not one " + std::string(to_string(q.scheme.value)) + " can produce", i);
+}
+
+// check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
+Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<float>* eb, float* g,
+                       bool check_codes = true) {
   if (q.codes.size() != l.elements) {
     return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
                                              std::to_string(l.elements) + " elements");
@@ -513,11 +520,9 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<fl
     return err(ErrorCode::corrupt_bytes, "the global scale is not a finite non-negative f32", l.scales);
   }
   const CodeRange cr = code_range(q.scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
-  if (bad != q.codes.size()) {
-    return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[bad]) + " at element " + std::to_string(bad) +
-                                             " is not one " + std::string(to_string(q.scheme.value)) + " can produce", bad);
-  }
+  const std::size_t bad =
+      check_codes ? kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
+  if (bad != q.codes.size()) return bad_code(q, bad);
   *g = 1.0f;
   if (q.profile != Profile::burn) {
     // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
@@ -535,14 +540,19 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<fl
   return {};
 }
 
-Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
+// out_private: out is fast::dequantize's own vector, discarded on error. The codes are then
+// checked piece by piece just before each piece is converted (one read of them from memory
+// instead of two); the error reported is the same first bad code. Only for the exact and onnx
+// profiles, whose other checks all come before the codes'.
+Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool out_private = false) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
   std::vector<float> eb;
   float gs = 1.0f;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs));
   const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
+  const bool late_codes = out_private && exact && n == l.elements;
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs, !late_codes));
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
       return err(ErrorCode::unsupported_profile,
@@ -555,10 +565,22 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n) {
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
   const int mode = 2 + (vi.is_float ? 1 : 0);  // f32 lanes, as check_quantized explains
+  const CodeRange cr = code_range(q.scheme.value);
+  std::atomic<std::uint64_t> first_bad{UINT64_MAX};
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
+    if (late_codes) {
+      const std::size_t cnt = len * nrows, bad = kernels::FirstInvalidCode(c + off, cnt, cr.lo, cr.hi, cr.nan_mask);
+      if (bad != cnt) {
+        std::uint64_t cur = first_bad.load();
+        while (off + bad < cur && !first_bad.compare_exchange_weak(cur, off + bad)) {
+        }
+        return;
+      }
+    }
     kernels::DequantRow(c + off, len, bw, nullptr, eb.empty() ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
                         nrows);
   });
+  if (first_bad.load() != UINT64_MAX) return bad_code(q, first_bad.load());
   return {};
 }
 
@@ -707,7 +729,7 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   std::vector<float> out(q.codes.size() == lr->elements ? lr->elements : 0);
-  QSCHEME_RETURN_IF_ERROR(dequantize_impl(q, out.data(), q.codes.size() == lr->elements ? lr->elements : 0));
+  QSCHEME_RETURN_IF_ERROR(dequantize_impl(q, out.data(), q.codes.size() == lr->elements ? lr->elements : 0, true));
   return out;
 }
 

@@ -299,6 +299,25 @@ HWY_INLINE void DequantScaled(const std::int32_t* HWY_RESTRICT c, std::size_t n,
   ForEachVectorPadded(c, out, n, hn::Lanes(df), one);
 }
 
+// DequantScaled over a row of L elements, segment s of bw under eb[s]; constants hoisted out of
+// the segment loop.
+template <bool kFloat>
+HWY_INLINE void DequantScaledRow(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const float* eb,
+                                 float g, int fmt, float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<int32_t> di;
+  const MiniParams mp = Mini(fmt);
+  const auto vg = hn::Set(df, g);
+  for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+    const std::size_t cnt = L - off < bw ? L - off : bw;
+    const auto ve = hn::Set(df, eb[s]);
+    auto one = [&](const std::int32_t* src, float* dst) {
+      hn::StoreU(DequantF32<kFloat>(hn::LoadU(di, src), ve, vg, mp), df, dst);
+    };
+    ForEachVectorPadded(c + off, out + off, cnt, hn::Lanes(df), one);
+  }
+}
+
 HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
                                      float* HWY_RESTRICT out) {
   DequantScaled<false>(c, n, e, 1.0f, 0, out);
@@ -547,6 +566,40 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
   }
 }
 
+// Integer codes of n <= kLaneChunk elements by IntCodesFma, inv and its factor sv per element:
+// (s1, s2) = (1, sv) for one level (g == 1), (sv, g) for two. FMA targets only.
+HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, const float* HWY_RESTRICT inv,
+                                 const float* HWY_RESTRICT sv, double g, int lo, int hi, std::int32_t* HWY_RESTRICT out) {
+#if HWY_NATIVE_FMA
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const std::size_t N = hn::Lanes(df);
+  const FastConsts<hn::ScalableTag<float>> k(df, IntSpec(lo, hi));
+  const bool one_level = g == 1.0;
+  const auto vg = hn::Set(df, static_cast<float>(g)), vone = hn::Set(df, 1.0f);
+  auto one = [&](const float* xs, const float* is, const float* ss, std::int32_t* dst) {
+    const auto s = hn::LoadU(df, ss);
+    hn::StoreU(IntCodesFma(df, hn::LoadU(df, xs), hn::LoadU(df, is), one_level ? vone : s, one_level ? s : vg, k), di,
+               dst);
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) one(x + i, inv + i, sv + i, out + i);
+  if (i < n) {
+    HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float ib[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float sb[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(xb, x + i, (n - i) * sizeof(float));
+    std::memcpy(ib, inv + i, (n - i) * sizeof(float));
+    std::memcpy(sb, sv + i, (n - i) * sizeof(float));
+    one(xb, ib, sb, o);
+    std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
+  }
+#else
+  (void)x, (void)n, (void)inv, (void)sv, (void)g, (void)lo, (void)hi, (void)out;
+#endif
+}
+
 // Dequantizes n <= kLaneChunk elements with one scale per element (modes as DequantRow).
 HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, const double* HWY_RESTRICT e,
                              const float* HWY_RESTRICT eb, float g, int mode, int fmt, float* HWY_RESTRICT out) {
@@ -613,42 +666,6 @@ HWY_INLINE void SpreadRuns(D d, std::size_t c0, std::size_t n, std::size_t bw, c
   }
 }
 
-// Spreads segment scales over elements [c0, c0 + n) of a row: exact ones into e and their
-// reciprocals ei into inv (quantize only: ei non-null), burn ones into eb. Returns whether some
-// spread reciprocal is NaN (a scale outside [2^-100, 2^100]).
-HWY_INLINE bool SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* ei,
-                             const float* eb, int mode, double* e_out, float* inv_out, float* eb_out) {
-  const hn::ScalableTag<float> df;
-  if (mode >= 2) {
-    SpreadRuns(df, c0, n, bw, eb, eb_out);
-    return false;
-  }
-  SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
-  if (!ei) return false;
-  SpreadRuns(df, c0, n, bw, ei, inv_out);
-  bool far = false;
-  for (std::size_t s = c0 / bw, last = (c0 + n - 1) / bw; s <= last; ++s) far |= std::isnan(ei[s]);
-  return far;
-}
-
-HWY_INLINE bool NarrowBlocks(std::size_t bw) { return bw < 2 * hn::Lanes(hn::ScalableTag<double>()); }
-
-// Calls fn(c0, n, e, inv, far, eb) for chunks [c0, c0 + n) of a row of L elements, the chunk's
-// segment scales spread to one per element.
-template <class Fn>
-HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
-                              int mode, Fn fn) {
-  constexpr std::size_t kPad = HWY_MAX_BYTES / sizeof(float);  // SpreadRuns' spill
-  HWY_ALIGN double e[kLaneChunk + kPad];
-  HWY_ALIGN float inv[kLaneChunk + kPad];
-  HWY_ALIGN float b[kLaneChunk + kPad];
-  for (std::size_t c0 = 0; c0 < L; c0 += kLaneChunk) {
-    const std::size_t n = L - c0 < kLaneChunk ? L - c0 : kLaneChunk;
-    const bool far = SpreadScales(c0, n, bw, ee, ei, eb, mode, e, inv, b);
-    fn(c0, n, e, inv, far, b);
-  }
-}
-
 // The FMA operands (s1, s2) of IntCodesFma for e = ee (g: the global, 1 for one level), or false
 // when e is not of the form it needs.
 HWY_INLINE bool FmaFactors(double e, double g, float* s1, float* s2) {
@@ -662,6 +679,59 @@ HWY_INLINE bool FmaFactors(double e, double g, float* s1, float* s2) {
   std::uint32_t bits;
   std::memcpy(&bits, s1, 4);
   return static_cast<double>(*s2) == g && static_cast<double>(*s1) * g == e && (bits & 0xFFF) == 0;
+}
+
+// Spreads segment scales over elements [c0, c0 + n) of a row: exact ones into e and their
+// reciprocals ei into inv (quantize only: ei non-null), burn ones into eb. Returns whether some
+// spread reciprocal is NaN (a scale outside [2^-100, 2^100]).
+HWY_INLINE bool SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* ei,
+                             const float* eb, int mode, double* e_out, float* inv_out, float* eb_out,
+                             const double* fma_g = nullptr, bool* fma_ok = nullptr) {
+  const hn::ScalableTag<float> df;
+  if (mode >= 2) {
+    SpreadRuns(df, c0, n, bw, eb, eb_out);
+    return false;
+  }
+  SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
+  if (!ei) return false;
+  SpreadRuns(df, c0, n, bw, ei, inv_out);
+  bool far = false;
+  const std::size_t first = c0 / bw, last = (c0 + n - 1) / bw;
+  for (std::size_t s = first; s <= last; ++s) far |= std::isnan(ei[s]);
+  if (fma_g) {
+    // IntCodesFma's per-lane factor into eb_out: e (one level, s1 = 1) or s_j = e / g (s2 = g).
+    HWY_ALIGN float sv[kLaneChunk + 1];
+    bool ok = !far;
+    for (std::size_t s = first; ok && s <= last; ++s) {
+      float s1, s2;
+      ok = FmaFactors(ee[s], *fma_g, &s1, &s2);
+      sv[s - first] = *fma_g == 1.0 ? s2 : s1;
+    }
+    *fma_ok = ok;
+    if (ok) SpreadRuns(df, c0 - first * bw, n, bw, sv, eb_out);
+  }
+  return far;
+}
+
+HWY_INLINE bool NarrowBlocks(std::size_t bw) { return bw < 2 * hn::Lanes(hn::ScalableTag<double>()); }
+
+// Calls fn(c0, n, e, inv, far, eb) for chunks [c0, c0 + n) of a row of L elements, the chunk's
+// segment scales spread to one per element.
+// With fma_g (quantize, an asymmetric integer kind on an FMA target), b gets IntCodesFma's
+// per-lane factor instead and fn's last argument says whether every segment had the form it needs.
+template <class Fn>
+HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, const float* ei, const float* eb,
+                              int mode, Fn fn, const double* fma_g = nullptr) {
+  constexpr std::size_t kPad = HWY_MAX_BYTES / sizeof(float);  // SpreadRuns' spill
+  HWY_ALIGN double e[kLaneChunk + kPad];
+  HWY_ALIGN float inv[kLaneChunk + kPad];
+  HWY_ALIGN float b[kLaneChunk + kPad];
+  for (std::size_t c0 = 0; c0 < L; c0 += kLaneChunk) {
+    const std::size_t n = L - c0 < kLaneChunk ? L - c0 : kLaneChunk;
+    bool fma_ok = false;
+    const bool far = SpreadScales(c0, n, bw, ee, ei, eb, mode, e, inv, b, fma_g, &fma_ok);
+    fn(c0, n, e, inv, far, b, fma_ok);
+  }
 }
 
 // Exact codes of a row of L elements, segment s of bw (>= one vector) under ee[s], ei[s] =
@@ -730,12 +800,19 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
                                   const float* ei, double g, const float* eb, int mode, int lo, int hi, int fmt,
                                   std::int32_t* HWY_RESTRICT out, std::size_t rows) {
   if (NarrowBlocks(bw)) {
-    ForLaneChunks(L, bw, ee, ei, eb, mode,
-                  [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b) {
-                    for (std::size_t r = 0; r < rows; ++r) {
-                      QuantizeLanes(x + r * L + c0, n, e, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
-                    }
-                  });
+    const bool fma = HWY_NATIVE_FMA && mode == 0 && lo != -hi;
+    ForLaneChunks(
+        L, bw, ee, ei, eb, mode,
+        [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
+          for (std::size_t r = 0; r < rows; ++r) {
+            if (fma_ok) {
+              QuantizeLanesFma(x + r * L + c0, n, inv, b, g, lo, hi, out + r * L + c0);
+            } else {
+              QuantizeLanes(x + r * L + c0, n, e, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
+            }
+          }
+        },
+        fma ? &g : nullptr);
     return;
   }
   for (std::size_t r = 0; r < rows; ++r, x += L, out += L) {
@@ -759,20 +836,21 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
                                  std::size_t rows) {
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, nullptr, eb, mode,
-                  [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b) {
+                  [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b, bool) {
                     for (std::size_t r = 0; r < rows; ++r) DequantLanes(c + r * L + c0, n, e, b, g, mode, fmt, out + r * L + c0);
                   });
     return;
   }
   for (std::size_t r = 0; r < rows; ++r, c += L, out += L) {
+    switch (mode) {
+      case 2: DequantScaledRow<false>(c, L, bw, eb, g, fmt, out); continue;
+      case 3: DequantScaledRow<true>(c, L, bw, eb, g, fmt, out); continue;
+      default: break;
+    }
     for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
       const std::size_t cnt = L - off < bw ? L - off : bw;
-      switch (mode) {
-        case 0: DequantExactIntImpl(c + off, cnt, ee[s], out + off); break;
-        case 1: DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off); break;
-        case 2: DequantScaled<false>(c + off, cnt, eb[s], g, fmt, out + off); break;
-        default: DequantScaled<true>(c + off, cnt, eb[s], g, fmt, out + off); break;
-      }
+      if (mode == 0) DequantExactIntImpl(c + off, cnt, ee[s], out + off);
+      else DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off);
     }
   }
 }

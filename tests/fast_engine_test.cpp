@@ -136,6 +136,32 @@ BOOST_AUTO_TEST_CASE(error_codes) {
   BOOST_TEST(fast::quantize(S("q8s"), shape, big).ok());  // exact has no such limit
 }
 
+BOOST_AUTO_TEST_CASE(dequantize_reports_the_first_bad_code_of_a_large_tensor) {
+  // fast::dequantize checks codes piece by piece (and in parallel): the error must still name
+  // the first bad code, and a corrupt scale still wins over any code.
+  for (const char* text : {"q8s", "q8f:block[2,3,5]=f16", "e4m3:block[32]=ue4m3:tensor=f32"}) {
+    const std::vector<std::uint64_t> shape{64, 64, 64};
+    const auto q = fast::quantize(S(text), shape, Random(64 * 64 * 64, 9)).value();
+    auto c = q;
+    const int bad = q.scheme.value == qscheme::Value::e4m3 ? 0x7F : -129;  // NaN pattern / out of range
+    c.codes[200000] = bad;
+    c.codes[100001] = bad;
+    c.codes[150000] = bad;
+    for (unsigned t : {1u, 2u}) {
+      fast::set_threads(t);
+      const auto r = fast::dequantize(c);
+      BOOST_TEST_CONTEXT(text << " threads " << t) {
+        BOOST_TEST((r.status().code() == ErrorCode::corrupt_bytes));
+        BOOST_TEST(r.status().index() == 100001u);
+      }
+      auto cs = c;
+      cs.scale_bits.back() = 0xFFFFFFFFu;  // no dtype's finite non-negative value
+      BOOST_TEST(fast::dequantize(cs).status().index() == cs.scale_bits.size() - 1);
+    }
+    fast::set_threads(1);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(dequantize_and_decode_reject_corrupt_input) {
   const std::vector<std::uint64_t> shape{2, 8};
   const auto q = fast::quantize(S("q8s:block[8]=ue4m3:tensor=f32"), shape, Random(16, 2)).value();

@@ -427,8 +427,9 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
             }
           }
           BOOST_TEST_CONTEXT("bw " << bw << " mode " << mode) { EXPECT_SAME(a.data(), b.data(), len, x); }
-          if (mode == 0) {  // two levels: e = s_j * g with s_j an f16 value (the FMA path's operands)
-            const float gl = 0.3f;
+          // e = s_j * g with s_j an f16 value (the FMA path's operands), two levels and one (g = 1).
+          for (const float gl : {0.3f, 1.0f}) {
+            if (mode != 0) break;
             const double sj[] = {0.5, 0.0999755859375, std::ldexp(1.0, -15), 2047.0 / 64, 0.0};
             std::vector<double> e2(ns);
             std::vector<float> i2(ns);
@@ -443,7 +444,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
               if (e == 0) b2[i] = 0;
               else sc::quantize_exact_int(x + i, 1, e, -8, 7, &b2[i]);
             }
-            BOOST_TEST_CONTEXT("two-level bw " << bw) { EXPECT_SAME(a2.data(), b2.data(), len, x); }
+            BOOST_TEST_CONTEXT("g " << gl << " bw " << bw) { EXPECT_SAME(a2.data(), b2.data(), len, x); }
           }
           std::vector<float> da(len), db(len);
           k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, da.data());

@@ -144,7 +144,7 @@ int run_vs_reference(const BenchArgs& args) {
       {64, 4096}, {64, 64, 64}, {16, 16, 16, 64}, {8, 8, 8, 8, 64}, {4, 4, 4, 4, 16, 64}};
   // The fast engine's calls are short (about a millisecond): on a loaded machine one preemption
   // decides a single timing, so it gets more repetitions than the reference (best of each).
-  const int fast_reps = std::max(10, 5 * args.reps);
+  const int fast_reps = std::max(20, 10 * args.reps);
   nlohmann::json rows = nlohmann::json::array();
   if (!args.json) {
     fmt::print("reference vs fast on 1 MiB of f32, {} thread(s), target {}; reference best of {}, fast best of {}\n",
