@@ -128,6 +128,25 @@ HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t
     x += off;
     len -= off;
   }
+  // Other narrow segments (w < N): N segments at a time, w gathers of stride w (lane k reads
+  // element j of segment k), so lane k ends with segment k's maximum.
+  if (w < N && (w & (w - 1)) != 0) {
+    const hn::Rebind<float, decltype(di)> df;
+    const auto mask = hn::Set(di, 0x7FFFFFFF);
+    const auto vidx = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<std::int32_t>(w)));
+    std::size_t off = 0;
+    for (; off + w * N <= len; off += w * N, k += N) {
+      auto m = hn::Zero(di);
+      for (std::size_t j = 0; j < w; ++j) {
+        m = hn::Max(m, hn::And(hn::BitCast(di, hn::GatherIndex(df, x + off + j, vidx)), mask));
+      }
+      const hn::RebindToUnsigned<decltype(di)> du;
+      const auto prev = hn::BitCast(di, hn::LoadU(du, acc + k));
+      hn::StoreU(hn::BitCast(du, hn::Max(prev, m)), du, acc + k);
+    }
+    x += off;
+    len -= off;
+  }
   // Other narrow segments, and what the vectors above left: a scalar loop.
   for (std::size_t off = 0; off < len; off += w, ++k) {
     const std::size_t cnt = len - off < w ? len - off : w;

@@ -380,12 +380,20 @@ BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {
   ForEachTarget([] {
     for (std::size_t len : {std::size_t{1024}, std::size_t{2500}}) {
       const auto x = Inputs(2.3, 4 * len, static_cast<std::uint32_t>(len));
-      for (std::size_t w : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{48}, std::size_t{1023}}) {
+      for (std::size_t w : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{11}, std::size_t{13}, std::size_t{48}, std::size_t{1023}}) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 0), b(ns, 0);
         k::RowsSegmentMaxAbsBits(x.data(), 4, len, w, a.data());
         for (std::size_t r = 0; r < 4; ++r) k::SegmentMaxAbsBits(x.data() + r * len, len, w, b.data());
         BOOST_TEST_CONTEXT("len " << len << " w " << w) { BOOST_TEST(a == b); }
+        // And both against the scalar twin, segment by segment.
+        std::vector<std::uint32_t> want(ns, 0);
+        for (std::size_t r = 0; r < 4; ++r) {
+          for (std::size_t s = 0; s < ns; ++s) {
+            want[s] = std::max(want[s], sc::max_abs_bits(x.data() + r * len + s * w, std::min(w, len - s * w)));
+          }
+        }
+        BOOST_TEST_CONTEXT("scalar len " << len << " w " << w) { BOOST_TEST(a == want); }
       }
     }
   });
