@@ -138,6 +138,30 @@ HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastCons
 }
 
 
+// The code of a lane FastCodes flagged near the half-integer b, once the side of b on which the
+// exact x/e lies is known: `above` rounds up, `below` down, neither is the exact tie, rounded to
+// even. Unflagged lanes keep q. Clamped and converted as FastCodes does.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ResolveNear(DF df, hn::Vec<DF> q, hn::Vec<DF> b, hn::Mask<DF> near,
+                                                             hn::Mask<DF> above, hn::Mask<DF> below,
+                                                             const FastConsts<DF>& k) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
+  const auto half = hn::Set(df, 0.5f);
+  const auto down = hn::Sub(b, half), up = hn::Add(b, half);
+#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
+  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
+#else
+  // The even one of down and up: down's parity is the low bit of down + magic.
+  const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
+                                                  hn::Set(di, 1)));
+  const auto tie = hn::IfThenElse(down_odd, up, down);
+#endif
+  auto qn = hn::IfThenElse(above, up, hn::IfThenElse(below, down, tie));
+  qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
+  return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
+}
+
 // Integer codes of a vector in which FastCodes flagged a lane near a half-integer b, without a
 // division: a flagged lane's side of b is the sign of d = x - b * e in f64. b * e is exact (b has
 // at most 9 significant bits, e at most 35), and x/e lies within 2^-12 of b (the flag's 2^-13
@@ -149,7 +173,6 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
                                                               hn::Vec<hn::Rebind<double, hn::Half<DF>>> e_lo,
                                                               hn::Vec<hn::Rebind<double, hn::Half<DF>>> e_hi,
                                                               const FastConsts<DF>& k) {
-  const hn::Rebind<std::int32_t, DF> di;
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
@@ -167,18 +190,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
   };
   const auto sgn = hn::Combine(df, sign_half(hn::UpperHalf(dh, x), hn::UpperHalf(dh, b), e_hi),
                                sign_half(hn::LowerHalf(dh, x), hn::LowerHalf(dh, b), e_lo));
-  const auto down = hn::Sub(b, half), up = hn::Add(b, half);
-#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
-  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
-#else
-  // The even one of down and up: down's parity is the low bit of down + magic.
-  const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
-                                                  hn::Set(di, 1)));
-  const auto tie = hn::IfThenElse(down_odd, up, down);
-#endif
-  auto qn = hn::IfThenElse(hn::Gt(sgn, hn::Zero(df)), up, hn::IfThenElse(hn::Lt(sgn, hn::Zero(df)), down, tie));
-  qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
-  return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
+  return ResolveNear(df, q, b, near, hn::Gt(sgn, hn::Zero(df)), hn::Lt(sgn, hn::Zero(df)), k);
 }
 
 #if HWY_NATIVE_FMA
@@ -193,29 +205,18 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, hn::Vec<DF> s1,
                                                              hn::Vec<DF> s2, const FastConsts<DF>& k) {
-  const hn::Rebind<std::int32_t, DF> di;
   const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
   const auto half = hn::Set(df, 0.5f);
   const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
   const auto q = hn::Sub(hn::Add(rc, magic), magic);
-#if QSCHEME_MUTANT == 17
+#if QSCHEME_MUTANT == 17  // mutant 17, as in FastCodes
   const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), half);
 #else
   const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
 #endif
   const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
-  const auto d = hn::MulSub(hn::Mul(b, s1), s2, x);
-  const auto down = hn::Sub(b, half), up = hn::Add(b, half);
-#if QSCHEME_MUTANT == 1
-  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
-#else
-  const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
-                                                  hn::Set(di, 1)));
-  const auto tie = hn::IfThenElse(down_odd, up, down);
-#endif
-  auto qn = hn::IfThenElse(hn::Gt(d, hn::Zero(df)), down, hn::IfThenElse(hn::Lt(d, hn::Zero(df)), up, tie));
-  qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
-  return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
+  const auto d = hn::MulSub(hn::Mul(b, s1), s2, x);  // b * e - x
+  return ResolveNear(df, q, b, near, hn::Lt(d, hn::Zero(df)), hn::Gt(d, hn::Zero(df)), k);
 }
 #endif
 
