@@ -167,7 +167,8 @@ void for_runs(const Geo& g, bool split_aligned, Fn fn) {
     const std::uint64_t unit = single ? 1 : bw;  // elements per indivisible step
     const std::uint64_t per = std::max<std::uint64_t>(1, kPiece / unit);
     const std::uint64_t steps = g.elements / unit, pieces = (steps + per - 1) / per;
-    parallel_chunks(pieces, 1, g.elements, [&](std::uint64_t pb, std::uint64_t pe) {
+    // One block split into pieces: a calibration (split_aligned) must not share it between threads.
+    parallel_chunks(pieces, single && split_aligned ? pieces : 1, g.elements, [&](std::uint64_t pb, std::uint64_t pe) {
       for (std::uint64_t p = pb; p < pe; ++p) {
         const std::uint64_t s0 = p * per, s1 = std::min(steps, s0 + per);
         fn(s0 * unit, (s1 - s0) * unit, 1, single ? 0 : s0, single ? g.elements : bw);
