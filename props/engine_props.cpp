@@ -254,6 +254,44 @@ RC_BOOST_PROP(exact_integer_ties_round_to_even_at_any_scale, ()) {
   }
 }
 
+RC_BOOST_PROP(two_level_near_ties_follow_the_exact_product_s_times_g, ()) {
+  // With two levels e = s_j * g has up to 35 significant bits and is no f32 value. Values next to
+  // a rounding boundary B * e (an integer's half, or a midpoint of the e4m3 grid) must be decided
+  // against that exact product, as the reference does, not against an f32 rounding of it.
+  const bool mini = *rc::gen::arbitrary<bool>();
+  Scheme s;
+  s.value = mini ? Value::e4m3 : *rc::gen::element(Value::q8f, Value::q8s, Value::q4f, Value::q4s);
+  s.block = BlockLevel{BlockSize::of({4}), *rc::gen::element(ScaleDtype::f16, ScaleDtype::ue4m3)};
+  s.tensor = ScaleDtype::f32;
+  const ValueInfo& vi = info(s.value);
+  const float g = std::ldexp(static_cast<float>((1 << 23) + *rc::gen::inRange(0, 1 << 23)), *rc::gen::inRange(-40, -20));
+  const std::size_t nb = *rc::gen::inRange<std::size_t>(1, 9);
+  std::vector<float> sj, x;
+  for (std::size_t j = 0; j < nb; ++j) {
+    // A value on the block dtype's grid: 11 (f16) or 4 (ue4m3) significant bits.
+    const float v = s.block->dtype == ScaleDtype::f16
+                        ? std::ldexp(static_cast<float>(1024 + *rc::gen::inRange(0, 1024)), *rc::gen::inRange(-12, 3))
+                        : std::ldexp(static_cast<float>(8 + *rc::gen::inRange(0, 8)), *rc::gen::inRange(-8, 3));
+    sj.push_back(v);
+    const double e = static_cast<double>(v) * g;  // exact
+    for (int i = 0; i < 4; ++i) {
+      double b;
+      if (mini) {  // a midpoint of two neighbouring e4m3 values 2^E (1 + n/8), below the max 448
+        const int E = *rc::gen::inRange(-6, 8), n = *rc::gen::inRange(0, E == 7 ? 6 : 8);
+        b = std::ldexp(1.0 + (2 * n + 1) / 16.0, E);
+      } else {
+        b = *rc::gen::inRange(vi.lo, vi.hi) + 0.5;
+      }
+      const float xr = static_cast<float>(b * e * (*rc::gen::arbitrary<bool>() ? -1 : 1));
+      x.push_back(std::nextafter(xr, *rc::gen::element(-INFINITY, 0.0f, INFINITY)));
+    }
+  }
+  QuantizeOptions o;
+  o.scales = GivenScales{sj, g};
+  const std::vector<std::uint64_t> shape{nb, 4};
+  check_same_result(reference::quantize(s, shape, x, o), fast::quantize(s, shape, x, o));
+}
+
 RC_BOOST_PROP(quantize_is_idempotent_on_its_own_output, ()) {
   const Case c = *any_case();
   const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
