@@ -305,21 +305,8 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> DequantF32(hn::Vec<hn::ScalableTag<st
 #endif
 }
 
-template <bool kFloat>
-HWY_INLINE void DequantScaled(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, float g, int fmt,
-                              float* HWY_RESTRICT out) {
-  const hn::ScalableTag<float> df;
-  const hn::ScalableTag<int32_t> di;
-  const MiniParams mp = Mini(fmt);
-  const auto ve = hn::Set(df, e), vg = hn::Set(df, g);
-  auto one = [&](const std::int32_t* src, float* dst) {
-    hn::StoreU(DequantF32<kFloat>(hn::LoadU(di, src), ve, vg, mp), df, dst);
-  };
-  ForEachVectorPadded(c, out, n, hn::Lanes(df), one);
-}
-
-// DequantScaled over a row of L elements, segment s of bw under eb[s]; constants hoisted out of
-// the segment loop.
+// DequantF32 over a row of L elements, segment s of bw under eb[s]; constants hoisted out of
+// the segment loop. One segment of n (bw = n) is the Burn kernels with their scalar twins.
 template <bool kFloat>
 HWY_INLINE void DequantScaledRow(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const float* eb,
                                  float g, int fmt, float* HWY_RESTRICT out) {
@@ -339,12 +326,12 @@ HWY_INLINE void DequantScaledRow(const std::int32_t* HWY_RESTRICT c, std::size_t
 
 HWY_NOINLINE void DequantBurnIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e,
                                      float* HWY_RESTRICT out) {
-  DequantScaled<false>(c, n, e, 1.0f, 0, out);
+  DequantScaledRow<false>(c, n, n, &e, 1.0f, 0, out);
 }
 
 HWY_NOINLINE void DequantBurnFloatImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, float e, int fmt,
                                        float* HWY_RESTRICT out) {
-  DequantScaled<true>(c, n, e, 1.0f, fmt, out);
+  DequantScaledRow<true>(c, n, n, &e, 1.0f, fmt, out);
 }
 
 // ---------------------------------------------------------------------------- bytes and packing
