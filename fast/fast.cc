@@ -486,14 +486,15 @@ CodeRange code_range(Value v) {
   return {0, (1 << vi.bits) - 1, scalar::kMini[fmt].nan_mask};
 }
 
-// Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
-// and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
-// the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
+// The corrupt-bytes error for code i of q.
 Status bad_code(const QuantizedTensor& q, std::size_t i) {
   return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[i]) + " at element " + std::to_string(i) +
                                            " is not one " + std::string(to_string(q.scheme.value)) + " can produce", i);
 }
 
+// Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
+// and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
+// the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
 Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<float>* eb, float* g,
                        bool check_codes = true) {
