@@ -93,50 +93,68 @@ struct FastConsts {
   }
 };
 
-// Codes of one f32 vector from r = x * inv. Returns false, leaving *out unset, when r (or t,
-// for minifloats) lies near a rounding boundary: the caller then divides exactly.
-// Rounding by the f32 adder: for |v| < 2^22, v + 1.5 * 2^23 is 1.5 * 2^23 + round_even(v)
-// exactly, so its bit pattern minus 0x4B400000 is round_even(v) as an integer, and subtracting
-// the constant again gives round_even(v) as a float -- one add instead of a round and a
-// conversion with overflow fix-ups.
-template <bool kFloat, bool kClamp, class DF>
-HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
-                          hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
+// Codes of one f32 vector from r = x * inv, and the mask of lanes in which r (or t, for
+// minifloats) lies near a rounding boundary: those lanes' codes are unreliable, and the caller
+// divides exactly (FastCodes below, or a group of vectors at once).
+// Rounding by the f32 adder (minifloats; integers use the same trick at a finer ulp, below): for
+// |v| < 2^22, v + 1.5 * 2^23 is 1.5 * 2^23 + round_even(v) exactly, so its bit pattern minus
+// 0x4B400000 is round_even(v) as an integer, and subtracting the constant again gives
+// round_even(v) as a float -- one add instead of a round and a conversion with overflow fix-ups.
+template <bool kFloat, bool kClamp, bool kLowByte = false, class DF>
+HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
+                                      hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   const hn::Rebind<std::int32_t, DF> di;
   const hn::RebindToUnsigned<decltype(di)> du;
-  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23
   const auto r = hn::Mul(x, vinv);
   if constexpr (!kFloat) {
     // Clamping r to [lo, hi] (integers) before rounding equals clamping the rounded value; a
-    // clamped lane is an integer, never near a boundary.
+    // clamped lane is an integer, never near a boundary. Then one add gives the code and the flag,
+    // in fixed point: |rc| < 2^9, so s = rc + M with M = 1536 + 4098 * 2^-13 lies in
+    // [2^10, 2^11), where the f32 ulp is 2^-13, and s is M + round_even(rc * 2^13) * 2^-13 (M's
+    // last bit is even, so ties still go to even). Its pattern is then 0x44C00000 + g with
+    // g = round_even(rc * 2^13) + 4098: g >> 13 = floor(rc + 1/2) unless the low 13 bits of g
+    // are 0..3, i.e. unless rc is within 1.5 * 2^-13 of a half-integer; those lanes are flagged,
+    // and elsewhere rc is at least 1.5 * 2^-13 from every boundary. 0x44C00000 is a multiple of
+    // 2^13 with a zero low byte: the flag reads the pattern as is, and so may a caller that keeps
+    // only the low byte of the code (kLowByte: pattern >> 13, one subtraction fewer).
     const auto rc = kClamp ? hn::Min(hn::Max(r, k.flo), k.fhi) : r;
-    const auto rm = hn::Add(rc, magic);
-    const auto q = hn::Sub(rm, magic);
+    const auto s = hn::BitCast(di, hn::Add(rc, hn::Set(df, 1536.500244140625f)));
+    if constexpr (kLowByte) {
+      *out = hn::BitCast(di, hn::ShiftRight<13>(hn::BitCast(du, s)));
+    } else {
+      *out = hn::ShiftRight<13>(hn::Sub(s, hn::Set(di, 0x44C00000)));
+    }
 #if QSCHEME_MUTANT == 17  // mutant 17: f32-lane integer codes trust r = x * (1/e) without the near-tie redo
-    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), hn::Set(df, 0.5f));
+    return hn::FirstN(df, 0);
 #else
-    const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
+    return hn::RebindMask(df, NoBitSet(di, s, 0x1FFC));
 #endif
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
-    *out = hn::Sub(hn::BitCast(di, rm), hn::Set(di, 0x4B400000));
-    return true;
   } else {
     const auto y = hn::Min(hn::Abs(r), k.vmax);
     // E + 127 from the exponent field of max(y, 2^emin); 2^(m - E) has biased exponent (254 + m) - that.
     const auto eb = hn::ShiftRight<23>(hn::BitCast(du, hn::Max(y, k.min_normal)));
     const auto p = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.pbias, eb)));
     const auto t = hn::Mul(y, p);  // <= 2^(m+1): the adder rounds it
+    const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23
     const auto tm = hn::Add(t, magic);
-    const auto near = hn::Gt(hn::Abs(hn::Sub(t, hn::Sub(tm, magic))), k.near_mini);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
     // (E - emin) << m + n, with n = bits(tm) - 0x4B400000; the sign bit of x on top.
     const auto base = hn::ShiftLeftSame(hn::Sub(hn::BitCast(di, eb), k.ebias), k.m);
     const auto sbit = hn::And(hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift)), k.sign);
     *out = hn::Or(hn::Add(base, hn::Sub(hn::BitCast(di, tm), hn::Set(di, 0x4B400000))), sbit);
-    return true;
+    return hn::Gt(hn::Abs(hn::Sub(t, hn::Sub(tm, magic))), k.near_mini);
   }
 }
 
+// FastCodesNear for one vector: false, leaving *out unset, when a lane is near a boundary.
+template <bool kFloat, bool kClamp, class DF>
+HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
+                          hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
+  hn::Vec<hn::Rebind<std::int32_t, DF>> q;
+  const auto near = FastCodesNear<kFloat, kClamp>(df, x, vinv, k, &q);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
+  *out = q;
+  return true;
+}
 
 // The code of a lane FastCodes flagged near the half-integer b, once the side of b on which the
 // exact x/e lies is known: `above` rounds up, `below` down, neither is the exact tie, rounded to

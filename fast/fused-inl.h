@@ -186,6 +186,71 @@ HWY_NOINLINE void NearIntCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF>
                  codes);
 }
 
+// Codes of a vector FastCodes flagged near a boundary: the exact f64 division (minifloats) or the
+// division-free integer redo.
+template <bool kFloat, class DF>
+HWY_INLINE void RedoCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv, double e, const CodeSpec& c,
+                            const FastConsts<DF>& k, std::uint8_t* HWY_RESTRICT codes) {
+  if constexpr (kFloat) {
+    (void)vinv;
+    (void)k;
+    ExactCodesAt(df, x, e, c, codes);
+  } else {
+    NearIntCodesAt(df, x, vinv, e, k, codes);
+  }
+}
+
+// Vectors 0 .. nvec - 1 of x, vector v in block v >> lg (whole blocks of 2^lg vectors from x),
+// every block with an f32 1/e: four vectors per iteration and one branch for the four, so that the
+// loop is the arithmetic of FastCodesNear plus a broadcast load per vector. pf: where to prefetch
+// the data that follows x (see QuantizeCodesT).
+template <bool kFloat, bool kClamp, class DF>
+HWY_INLINE void QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::size_t nvec, unsigned lg,
+                                     const float* HWY_RESTRICT pf, const float* HWY_RESTRICT inv,
+                                     const double* HWY_RESTRICT e, const CodeSpec& c, const FastConsts<DF>& k,
+                                     std::uint8_t* HWY_RESTRICT codes) {
+  const hn::Rebind<std::int32_t, DF> di;
+  constexpr std::size_t G = 4;
+  constexpr std::size_t kN = hn::MaxLanes(DF());  // == Lanes(df) on every x86 target
+  const std::size_t N = hn::Lanes(df);
+  auto redo = [&](std::size_t v) {
+    RedoCodesAt<kFloat>(df, x + v * N, hn::Set(df, inv[v >> lg]), e[v >> lg], c, k, codes + v * N);
+  };
+  std::size_t v = 0;
+  for (; v + G <= nvec; v += G) {
+    hn::Vec<decltype(di)> q[G];
+    hn::Mask<DF> near[G];
+    for (std::size_t t = 0; t < G; ++t) {
+      // One prefetch per 64-byte line (16 floats).
+      if (G * kN >= 16 ? (t * kN) % 16 == 0 : ((v + t) * kN) % 16 == 0) hwy::Prefetch(pf + (v + t) * N);
+      near[t] = FastCodesNear<kFloat, kClamp, true>(df, hn::LoadU(df, x + (v + t) * N), hn::Set(df, inv[(v + t) >> lg]),
+                                                    k, &q[t]);
+    }
+    const auto any = hn::Or(hn::Or(near[0], near[1]), hn::Or(near[2], near[3]));
+    if (HWY_UNLIKELY(!hn::AllFalse(df, any))) {
+      for (std::size_t t = 0; t < G; ++t) {
+        if (hn::AllFalse(df, near[t])) {
+          StoreCodeBytes(di, q[t], codes + (v + t) * N);
+        } else {
+          redo(v + t);
+        }
+      }
+      continue;
+    }
+    for (std::size_t t = 0; t < G; ++t) StoreCodeBytes(di, q[t], codes + (v + t) * N);
+  }
+  for (; v < nvec; ++v) {
+    if ((v * kN) % 16 == 0) hwy::Prefetch(pf + v * N);
+    hn::Vec<decltype(di)> q;
+    const auto near = FastCodesNear<kFloat, kClamp, true>(df, hn::LoadU(df, x + v * N), hn::Set(df, inv[v >> lg]), k, &q);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) {
+      redo(v);
+    } else {
+      StoreCodeBytes(di, q, codes + v * N);
+    }
+  }
+}
+
 template <bool kFloat, bool kClamp>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
@@ -201,8 +266,21 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   const std::size_t nb = bw ? (start % bw + len + bw - 1) / bw : 1;
   bool any_far = false;  // a block whose 1/e is out of f32 range: all its vectors divide exactly
   for (std::size_t j = 0; j < nb; ++j) any_far |= std::isnan(inv[j]);
-  std::size_t b = 0, left = bw ? vpb - (start % bw) / N : vpb;
-  auto vinv = hn::Set(df, inv[0]);
+  // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
+  // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
+  const float* pf = x + len;
+  std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
+  if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
+    // The usual unit: whole blocks from its first column, 2^lg vectors each.
+    const std::size_t nfull = len / bw;
+    QuantizeWholeVectors<kFloat, kClamp>(df, x, nfull * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)),
+                                         pf, inv, e, c, k, codes);
+    i = nfull * bw;
+    b = nfull;
+    left = vpb;
+    if (i == len) return;
+  }
+  auto vinv = hn::Set(df, inv[b]);
   auto one = [&](const float* src, std::uint8_t* dst) {
     if (left == 0) {
       ++b;
@@ -213,17 +291,12 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
     if (HWY_UNLIKELY(any_far) && std::isnan(inv[b])) return ExactCodesAt(df, src, e[b], c, dst);
     hn::Vec<decltype(di)> q;
     const bool fast_ok = FastCodes<kFloat, kClamp>(df, hn::LoadU(df, src), vinv, k, &q);
-    if (HWY_UNLIKELY(!fast_ok)) {
-      if constexpr (kFloat) return ExactCodesAt(df, src, e[b], c, dst);
-      return NearIntCodesAt(df, src, vinv, e[b], k, dst);
-    }
+    if (HWY_UNLIKELY(!fast_ok)) return RedoCodesAt<kFloat>(df, src, vinv, e[b], c, k, dst);
     StoreCodeBytes(di, q, dst);
   };
   const std::size_t whole = len / N * N;
-  // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
-  // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
-  for (std::size_t i = 0; i < whole; i += N) {
-    if (i % 16 == 0) hwy::Prefetch(x + len + i);
+  for (; i < whole; i += N) {
+    if (i % 16 == 0) hwy::Prefetch(pf + i);
     one(x + i, codes + i);
   }
   if (whole < len) {  // the partial last vector, zero-padded

@@ -84,6 +84,18 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const 
   return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
 }
 
+// Lanes of v (i32) with no bit of `bits` set: one vptestnmd on AVX-512 (gcc does not fuse the
+// And and the compare of the generic form).
+template <class DI>
+HWY_INLINE hn::Mask<DI> NoBitSet(DI di, hn::Vec<DI> v, std::int32_t bits) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (sizeof(v.raw) == 64) {
+    return hn::Mask<DI>{_mm512_testn_epi32_mask(v.raw, _mm512_set1_epi32(bits))};
+  }
+#endif
+  return hn::Eq(hn::And(v, hn::Set(di, bits)), hn::Zero(di));
+}
+
 // DemoteTo f64 -> f32 with IEEE overflow to infinity. Highway's EMU128 (and SCALAR) DemoteTo
 // saturates at +-FLT_MAX instead; round-to-nearest-even overflows from |v| >= 2^128 - 2^103
 // (FLT_MAX plus half an ulp), which is where the reference gives +-inf. The mask is carried
