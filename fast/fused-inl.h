@@ -2,18 +2,18 @@
 // Included once per Highway target by foreach_target.h.
 //
 // Exactness (docs/SEMANTICS-fast.md section 6). Codes are computed in f32 lanes, twice as many per
-// vector as the f64 kernels of kernels-inl.h, from r = f32(x * f32(1/e)):
-//  * |r - x/e| <= |x/e| * (2^-23 + 2^-48) whenever 1/e lies in [2^-100, 2^100] (else the block is
-//    divided exactly in f64). A code only depends on where x/e lies against the rounding
+// vector as the f64 kernels of kernels-inl.h, from r = f32(x * inv), inv = f32(1 / f32(e)):
+//  * |r - x/e| <= |x/e| * 3 * 2^-24 * (1 + 2^-22) whenever e lies in [2^-100, 2^100] (else the
+//    block is divided exactly in f64). A code only depends on where x/e lies against the rounding
 //    boundaries: half-integers for integers, and for minifloats the half-integers of
 //    t = y * 2^(m - E) (y = min(|x/e|, vmax), E = max(floor(log2 y), emin)), with t <= 2^(m+1).
 //  * Integers: a result is clamped to [lo, hi] within [-128, 127] whenever |x/e| > 2^8, so only
-//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.9. Minifloats: the error
-//    of t is below 2^(m+1) * 2^-22.9 <= 2^-18.9. When r (or t) lies farther than 2^-13 (integers) or
-//    2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise the vector is
-//    redone with the correctly rounded f64 division of kernels-inl.h's argument, which also sees
-//    exact ties. A binade chosen from r instead of x/e differs only next to a power of two, which
-//    is on the grid: both binades give the same code there.
+//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.4. Minifloats: the error
+//    of t is below 2^(m+1) * 3 * 2^-24 <= 2^-18.4. When r (or t) lies at least 1.5 * 2^-13
+//    (integers) or 2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise
+//    the vector is redone (codes_f32-inl.h), exact ties included. A binade chosen from r instead of
+//    x/e differs only next to a power of two, which is on the grid: both binades give the same
+//    code there.
 //  * Dequantize, one level: value (f32) * scale (f32) is one IEEE multiplication, correctly rounded.
 //    Two levels: value * (s * g) is exact in f64, then demoted once.
 
@@ -55,11 +55,27 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
   const auto vwg = hn::Set(dd, s.wg), vmax = hn::Set(dd, s.max), vg = hn::Set(dd, s.g);
   const auto vmin_normal = hn::Set(dd, std::ldexp(1.0, s.emin));
   const auto lo_e = hn::Set(dd, 0x1p-100), hi_e = hn::Set(dd, 0x1p100);
+#if HWY_NATIVE_FMA
+  const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
+#endif
   auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
-    // 2a / wg is the correctly rounded f64 quotient; it lies on the same side of every grid value
-    // as the exact one (SEMANTICS-fast.md section 5), so rounding it up decides exactly.
-    const auto v = hn::Min(hn::Div(hn::Add(a, a), vwg), vmax);
+    const auto a2 = hn::Add(a, a);
+    // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
+    // value as the exact one (SEMANTICS-fast.md section 5), so rounding it up decides exactly.
+#if HWY_NATIVE_FMA
+    // Without a division (a vdivpd is most of this loop): q0 = RN(2a * y) is within 2 ulps of the
+    // quotient; q1 = RN(q0 + r0 * y) with r0 = RN(2a - q0 * wg) (one fma) is within 1 ulp; then
+    // r1 = 2a - q1 * wg is exact and RN(q1 + r1 * y) is RN(2a / wg) (Markstein's theorem: y is
+    // the correctly rounded reciprocal, q1 within 1 ulp). No step under- or overflows: a is a
+    // finite f32, wg = W * g with g in [2^-126, 2^128).
+    auto q = hn::Mul(a2, vrwg);
+    q = hn::MulAdd(hn::NegMulAdd(q, vwg, a2), vrwg, q);
+    q = hn::MulAdd(hn::NegMulAdd(q, vwg, a2), vrwg, q);
+#else
+    const auto q = hn::Div(a2, vwg);
+#endif
+    const auto v = hn::Min(q, vmax);
     // E = max(floor(log2 v), emin); c = ceil(v * 2^(m - E)) * 2^(E - m): both scalings are exact.
     const auto eb = hn::ShiftRight<52>(hn::BitCast(du, hn::Max(v, vmin_normal)));  // E + 1023
     const auto p = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<std::uint64_t>(2046 + s.m)), eb)));
@@ -82,12 +98,12 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
     hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, code)), du32, bdst);
     const auto ev = hn::Mul(c, vg);
     hn::StoreU(ev, dd, edst);
-    const auto zero = hn::Eq(ev, hn::Zero(dd));
+    // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
+    // e == 0 becomes +inf (1/inf = 0), a far e NaN.
     const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
-    auto iv = hn::Div(hn::Set(dd, 1.0), ev);
-    iv = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), iv);
-    iv = hn::IfThenZeroElse(zero, iv);
-    hn::StoreU(hn::DemoteTo(df, iv), df, idst);
+    auto es = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), ev);
+    es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
+    hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
   std::size_t k = 0;
   for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k);

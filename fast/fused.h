@@ -25,14 +25,15 @@ struct ScaleSpec {
 };
 
 // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,
-// e[k] = c * g, inv[k] = f32(1 / e[k]), 0 when e[k] == 0, NaN when e[k] lies outside
-// [2^-100, 2^100] (QuantizeCodes then divides exactly).
-// The reciprocal rule of ScalesFromMax for one effective scale e >= 0 (f32(1/e) from the f64
-// quotient; 0 for e == 0; NaN outside [2^-100, 2^100], where codes divide exactly instead).
+// e[k] = c * g, inv[k] = InvF32(e[k]).
+// The reciprocal rule of ScalesFromMax for one effective scale e >= 0 (f32(1 / f32(e)); 0 for
+// e == 0; NaN outside [2^-100, 2^100], where codes divide exactly instead).
 inline float InvF32(double e) {
   if (e == 0) return 0.0f;
   if (!(e >= 0x1p-100 && e <= 0x1p100)) return std::numeric_limits<float>::quiet_NaN();
-  return static_cast<float>(1.0 / e);
+  // The f32 quotient of the f32-rounded scale: within 2^-23 + 2^-46 of 1/e (relative), which
+  // the near-boundary margins of the f32-lane codes allow for (docs/SEMANTICS-fast.md section 6).
+  return 1.0f / static_cast<float>(e);
 }
 
 void ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,

@@ -280,7 +280,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             const std::uint32_t wb = qscheme::fast::detail::scale_to_bits(c, sd);
             const double we = c * g;
             const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
-            const float wi = we == 0 ? 0.0f : static_cast<float>(1.0 / we);
+            const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
             const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
             if (bits[k] != wb || e[k] != we || !inv_ok) {
               if (++bad < 5) {
