@@ -212,14 +212,14 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
 }
 
 #if HWY_NATIVE_FMA
-// Integer codes with no branch and no f64, for targets with a fused multiply-add: as FastCodes,
-// but a lane near a half-integer b takes its side of b from the sign of d = fl(b * s1) * s2 - x
+// Integer codes with no f64, for targets with a fused multiply-add: as FastCodes, but a lane near a
+// half-integer b takes its side of b from the sign of d = fl(b * s1) * s2 - x
 // rounded once by the FMA, where e = s1 * s2 with b * s1 exact in f32: (s1, s2) = (1, e) when e is
 // an f32 value, (s_j, g) for two levels (b: at most 9 bits, s_j at most 11). d is exact up to
 // that one rounding, which keeps its sign and, since every operand is a multiple of 2^-149 and
 // e >= 2^-100, never turns a non-zero d into 0: d > 0 rounds down, d < 0 up, d == 0 is the tie,
-// rounded to even. Used for the asymmetric kinds, whose calibrated maximum lands next to
-// lo - 1/2 in about every other block.
+// rounded to even. The redo of the asymmetric kinds (a vector FastCodesNear flags), whose
+// calibrated maximum lands next to lo - 1/2 in about every other block: cheaper than an f64 one.
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, hn::Vec<DF> s1,
                                                              hn::Vec<DF> s2, const FastConsts<DF>& k) {

@@ -485,9 +485,12 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
 
 constexpr std::size_t kLaneChunk = 256;  // elements per chunk of spread-out scales (stack arrays)
 
-// Quantizes n <= kLaneChunk elements; e and inv = InvF32(e) (exact modes, 0 = zero scale; far:
-// some inv is NaN) or eb (burn) per element.
+// Quantizes n <= kLaneChunk elements, elements [c0, c0 + n) of a row cut into segments of bw with
+// scales ee: inv = InvF32(e) (exact modes, 0 = zero scale; far: some inv is NaN) or eb (burn) per
+// element. e holds the per-element scales only when far; otherwise the rare vector that needs
+// them (a redo near a rounding boundary) looks them up in ee.
 HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const double* HWY_RESTRICT e,
+                              const double* HWY_RESTRICT ee, std::size_t c0, std::size_t bw,
                               const float* HWY_RESTRICT inv, bool far, const float* HWY_RESTRICT eb, int mode, int lo,
                               int hi, int fmt, std::int32_t* HWY_RESTRICT out) {
   const MiniParams mp = Mini(fmt);
@@ -502,12 +505,19 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
     const std::size_t N = hn::Lanes(df), H = hn::Lanes(dd);
     const CodeSpec c = mode == 0 ? IntSpec(lo, hi) : FloatSpec(fmt);
     const FastConsts<hn::ScalableTag<float>> k(df, c);
-    auto one = [&](const float* xs, const float* is, const double* es, std::int32_t* dst) {
+    // i: the vector's first element (its lanes past n are padding, with the last element's scale).
+    auto one = [&](const float* xs, const float* is, std::size_t i, std::int32_t* dst) {
       const auto xv = hn::LoadU(df, xs);
       hn::Vec<decltype(di)> q;
       const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, xv, hn::LoadU(df, is), k, &q)
                                               : FastCodes<true, true>(df, xv, hn::LoadU(df, is), k, &q));
       if (HWY_UNLIKELY(!fast_ok)) {
+        HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(float)];
+        for (std::size_t j = 0; j < N; ++j) {
+          const std::size_t at = i + j < n ? i + j : n - 1;
+          ebuf[j] = far ? e[at] : ee[(c0 + at) / bw];
+        }
+        const double* es = ebuf;
 #if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo takes lane 0's scale for every lane
         const auto e_lo = hn::Set(dd, es[0]), e_hi = hn::Set(dd, es[0]);
         (void)H;
@@ -519,16 +529,14 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
       hn::StoreU(q, di, dst);
     };
     std::size_t i = 0;
-    for (; i + N <= n; i += N) one(x + i, inv + i, e + i, out + i);
+    for (; i + N <= n; i += N) one(x + i, inv + i, i, out + i);
     if (i < n) {
       HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
       HWY_ALIGN float ib[HWY_MAX_BYTES / sizeof(float)] = {};
-      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(float)] = {};
       HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
       std::memcpy(xb, x + i, (n - i) * sizeof(float));
       std::memcpy(ib, inv + i, (n - i) * sizeof(float));
-      std::memcpy(ebuf, e + i, (n - i) * sizeof(double));
-      one(xb, ib, ebuf, o);
+      one(xb, ib, i, o);
       std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
     }
     return;
@@ -584,9 +592,13 @@ HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, con
   const bool one_level = g == 1.0;
   const auto vg = hn::Set(df, static_cast<float>(g)), vone = hn::Set(df, 1.0f);
   auto one = [&](const float* xs, const float* is, const float* ss, std::int32_t* dst) {
-    const auto s = hn::LoadU(df, ss);
-    hn::StoreU(IntCodesFma(df, hn::LoadU(df, xs), hn::LoadU(df, is), one_level ? vone : s, one_level ? s : vg, k), di,
-               dst);
+    const auto xv = hn::LoadU(df, xs), vinv = hn::LoadU(df, is);
+    hn::Vec<decltype(di)> q;
+    if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+      const auto s = hn::LoadU(df, ss);
+      q = IntCodesFma(df, xv, vinv, one_level ? vone : s, one_level ? s : vg, k);
+    }
+    hn::StoreU(q, di, dst);
   };
   std::size_t i = 0;
   for (; i + N <= n; i += N) one(x + i, inv + i, sv + i, out + i);
@@ -687,9 +699,9 @@ HWY_INLINE bool FmaFactors(double e, double g, float* s1, float* s2) {
   return static_cast<double>(*s2) == g && static_cast<double>(*s1) * g == e && (bits & 0xFFF) == 0;
 }
 
-// Spreads segment scales over elements [c0, c0 + n) of a row: exact ones into e and their
-// reciprocals ei into inv (quantize only: ei non-null), burn ones into eb. Returns whether some
-// spread reciprocal is NaN (a scale outside [2^-100, 2^100]).
+// Spreads segment scales over elements [c0, c0 + n) of a row: burn ones into eb; exact ones into e
+// (dequantize: ei null) or their reciprocals ei into inv (quantize), and then e too only when some
+// reciprocal is NaN (a scale outside [2^-100, 2^100]), which it returns.
 HWY_INLINE bool SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, const double* ee, const float* ei,
                              const float* eb, int mode, double* e_out, float* inv_out, float* eb_out,
                              const double* fma_g = nullptr, bool* fma_ok = nullptr) {
@@ -698,12 +710,17 @@ HWY_INLINE bool SpreadScales(std::size_t c0, std::size_t n, std::size_t bw, cons
     SpreadRuns(df, c0, n, bw, eb, eb_out);
     return false;
   }
-  SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
-  if (!ei) return false;
+  if (!ei) {  // dequantize, f64 scales
+    SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
+    return false;
+  }
   SpreadRuns(df, c0, n, bw, ei, inv_out);
   bool far = false;
   const std::size_t first = c0 / bw, last = (c0 + n - 1) / bw;
   for (std::size_t s = first; s <= last; ++s) far |= std::isnan(ei[s]);
+  // Every vector divides by e when some 1/e is out of range; otherwise only a redo needs e, and
+  // QuantizeLanes looks it up then.
+  if (far) SpreadRuns(hn::ScalableTag<double>(), c0, n, bw, ee, e_out);
   if (fma_g) {
     // IntCodesFma's per-lane factor into eb_out: e (one level, s1 = 1) or s_j = e / g (s2 = g).
     HWY_ALIGN float sv[kLaneChunk + 1];
@@ -761,7 +778,12 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
     if (!kFloat && c.lo != -c.hi && !far && FmaFactors(e, g, &s1, &s2)) {
       const auto v1 = hn::Set(df, s1), v2 = hn::Set(df, s2);
       auto one = [&](const float* src, std::int32_t* dst) {
-        hn::StoreU(IntCodesFma(df, hn::LoadU(df, src), vinv, v1, v2, k), di, dst);
+        const auto xv = hn::LoadU(df, src);
+        hn::Vec<decltype(di)> q;
+        if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+          q = IntCodesFma(df, xv, vinv, v1, v2, k);
+        }
+        hn::StoreU(q, di, dst);
       };
       ForEachVectorPadded(x + off, out + off, cnt, N, one);
       continue;
@@ -814,7 +836,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
             if (fma_ok) {
               QuantizeLanesFma(x + r * L + c0, n, inv, b, g, lo, hi, out + r * L + c0);
             } else {
-              QuantizeLanes(x + r * L + c0, n, e, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
+              QuantizeLanes(x + r * L + c0, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
             }
           }
         },
