@@ -485,6 +485,34 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
 
 constexpr std::size_t kLaneChunk = 256;  // elements per chunk of spread-out scales (stack arrays)
 
+// The codes of one vector of QuantizeLanes that FastCodes flagged (or of a chunk with an
+// out-of-range reciprocal), lane by lane in f64: NearIntCodes for integers with finite
+// reciprocals, else the exact division. e: the lanes' scales (far), or null to look them up as
+// ee[(at + j) / bw] (lanes past `left` take the last element's scale).
+template <class DF>
+HWY_NOINLINE void RedoLanes(const float* HWY_RESTRICT xs, const float* HWY_RESTRICT is, const double* HWY_RESTRICT e,
+                            const double* HWY_RESTRICT ee, std::size_t at, std::size_t bw, std::size_t left,
+                            const CodeSpec& c, const FastConsts<DF>& k, std::int32_t* HWY_RESTRICT dst) {
+  const DF df;
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::Rebind<double, hn::Half<DF>> dd;
+  const std::size_t N = hn::Lanes(df), H = hn::Lanes(dd);
+  HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(float)];
+  for (std::size_t j = 0; j < N; ++j) {
+    const std::size_t jj = j < left ? j : left - 1;
+    ebuf[j] = e ? e[jj] : ee[(at + jj) / bw];
+  }
+#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo takes lane 0's scale for every lane
+  const auto e_lo = hn::Set(dd, ebuf[0]), e_hi = hn::Set(dd, ebuf[0]);
+  (void)H;
+#else
+  const auto e_lo = hn::Load(dd, ebuf), e_hi = hn::Load(dd, ebuf + H);
+#endif
+  const auto xv = hn::LoadU(df, xs);
+  const auto q = e || c.fmt >= 0 ? ExactCodesF64(df, xv, e_lo, e_hi, c) : NearIntCodes(df, xv, hn::LoadU(df, is), e_lo, e_hi, k);
+  hn::StoreU(q, di, dst);
+}
+
 // Quantizes n <= kLaneChunk elements, elements [c0, c0 + n) of a row cut into segments of bw with
 // scales ee: inv = InvF32(e) (exact modes, 0 = zero scale; far: some inv is NaN) or eb (burn) per
 // element. e holds the per-element scales only when far; otherwise the rare vector that needs
@@ -501,31 +529,16 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
     // chunk with a NaN inv), lane by lane.
     const hn::ScalableTag<float> df;
     const hn::Rebind<std::int32_t, decltype(df)> di;
-    const hn::Rebind<double, hn::Half<decltype(df)>> dd;
-    const std::size_t N = hn::Lanes(df), H = hn::Lanes(dd);
+    const std::size_t N = hn::Lanes(df);
     const CodeSpec c = mode == 0 ? IntSpec(lo, hi) : FloatSpec(fmt);
     const FastConsts<hn::ScalableTag<float>> k(df, c);
     // i: the vector's first element (its lanes past n are padding, with the last element's scale).
+    // Small enough to be inlined; the redo is out of line.
     auto one = [&](const float* xs, const float* is, std::size_t i, std::int32_t* dst) {
-      const auto xv = hn::LoadU(df, xs);
       hn::Vec<decltype(di)> q;
-      const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, xv, hn::LoadU(df, is), k, &q)
-                                              : FastCodes<true, true>(df, xv, hn::LoadU(df, is), k, &q));
-      if (HWY_UNLIKELY(!fast_ok)) {
-        HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(float)];
-        for (std::size_t j = 0; j < N; ++j) {
-          const std::size_t at = i + j < n ? i + j : n - 1;
-          ebuf[j] = far ? e[at] : ee[(c0 + at) / bw];
-        }
-        const double* es = ebuf;
-#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo takes lane 0's scale for every lane
-        const auto e_lo = hn::Set(dd, es[0]), e_hi = hn::Set(dd, es[0]);
-        (void)H;
-#else
-        const auto e_lo = hn::LoadU(dd, es), e_hi = hn::LoadU(dd, es + H);
-#endif
-        q = far || mode == 1 ? ExactCodesF64(df, xv, e_lo, e_hi, c) : NearIntCodes(df, xv, hn::LoadU(df, is), e_lo, e_hi, k);
-      }
+      const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, hn::LoadU(df, xs), hn::LoadU(df, is), k, &q)
+                                              : FastCodes<true, true>(df, hn::LoadU(df, xs), hn::LoadU(df, is), k, &q));
+      if (HWY_UNLIKELY(!fast_ok)) return RedoLanes<hn::ScalableTag<float>>(xs, is, far ? e + i : nullptr, ee, c0 + i, bw, n - i, c, k, dst);
       hn::StoreU(q, di, dst);
     };
     std::size_t i = 0;
