@@ -143,9 +143,11 @@ void for_rows(const Geo& g, bool split_aligned, Fn fn) {
   });
 }
 
-// Calls fn(x_offset, len, nrows, first_block, bw) over the tensor: nrows consecutive rows of
-// len elements starting at x_offset that all cross the same ceil(len / bw) blocks from
-// first_block on (so kernels spread or reduce their scales once per run, not once per row).
+// Calls fn(x_offset, len, nrows, groups, gstride, first_block, bw) over the tensor: `groups`
+// groups, gstride elements apart, of nrows consecutive rows of len elements starting at x_offset,
+// that all cross the same ceil(len / bw) blocks from first_block on (so kernels spread or reduce
+// their scales once per run, not once per row). Groups > 1 when blocks also span axis R-3: the
+// rows of one block along axes then form one run.
 // When consecutive rows continue one another's block sequence -- one block for the whole tensor,
 // or blocks only along the last axis that tile each row exactly or span it -- the tensor is walked instead
 // as one long row in pieces of about kPiece elements (whole blocks each, unless there is one
@@ -160,7 +162,7 @@ void for_runs(const Geo& g, bool split_aligned, Fn fn) {
   bool tiled = g.L % bw == 0;
   for (std::size_t d = 0; d + 1 < g.R; ++d) tiled = tiled && g.block[d] == 1;
   if (g.rows == 1) {
-    for_rows(g, split_aligned, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) { fn(off, len, 1, b, g.bw); });
+    for_rows(g, split_aligned, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) { fn(off, len, 1, 1, 0, b, g.bw); });
     return;
   }
   if (g.L < kPiece && (single || tiled)) {
@@ -171,7 +173,24 @@ void for_runs(const Geo& g, bool split_aligned, Fn fn) {
     parallel_chunks(pieces, single && split_aligned ? pieces : 1, g.elements, [&](std::uint64_t pb, std::uint64_t pe) {
       for (std::uint64_t p = pb; p < pe; ++p) {
         const std::uint64_t s0 = p * per, s1 = std::min(steps, s0 + per);
-        fn(s0 * unit, (s1 - s0) * unit, 1, single ? 0 : s0, single ? g.elements : bw);
+        fn(s0 * unit, (s1 - s0) * unit, 1, 1, 0, single ? 0 : s0, single ? g.elements : bw);
+      }
+    });
+    return;
+  }
+  if (g.R >= 3 && g.block[g.R - 3] > 1) {
+    // Chunks of whole blocks (row_align), walked a block row of axis R-3 at a time: its rows
+    // split into runs of block[R-2] rows along axis R-2, each run in min(B3, left) groups.
+    const std::uint64_t S = g.shape[g.R - 2], n3 = g.shape[g.R - 3];
+    const std::uint64_t B2 = g.block[g.R - 2], B3 = g.block[g.R - 3];
+    parallel_chunks(g.rows, g.row_align(), g.elements, [&](std::uint64_t rb, std::uint64_t re) {
+      for (std::uint64_t r = rb; r < re;) {
+        const std::uint64_t i3 = r / S % n3, groups = std::min(B3, n3 - i3);
+        const std::uint64_t base = g.row_base(r);
+        for (std::uint64_t i2 = 0, j = 0; i2 < S; i2 += B2, ++j) {
+          fn((r + i2) * g.L, g.L, std::min(B2, S - i2), groups, S * g.L, base + j * g.bstride[g.R - 2], g.bw);
+        }
+        r += groups * S;
       }
     });
     return;
@@ -182,7 +201,7 @@ void for_runs(const Geo& g, bool split_aligned, Fn fn) {
       const std::uint64_t b = w.base;
       std::uint64_t k = 1;
       for (w.next(); r + k < re && w.base == b; w.next()) ++k;
-      fn(r * g.L, g.L, k, b, g.bw);
+      fn(r * g.L, g.L, k, 1, 0, b, g.bw);
       r += k;
     }
   });
@@ -265,7 +284,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
       std::atomic<bool> anomaly{false};
       // Every row has blocks of its own here (outer block extents 1): runs are single rows.
-      for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t, std::uint64_t b, std::uint64_t bw) {
+      for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t, std::uint64_t, std::uint64_t,
+                            std::uint64_t b, std::uint64_t bw) {
         if (anomaly.load(std::memory_order_relaxed)) return;
         const std::uint64_t ns = (len + bw - 1) / bw;
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
@@ -319,8 +339,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   }
   // Calibration pass: max |x| bits per block (also finds non-finite input).
   std::vector<std::uint32_t> bmax(nb, 0);
-  for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
-    kernels::RowsSegmentMaxAbsBits(x + off, nrows, len, bw, &bmax[b]);
+  for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                        std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
+    kernels::RowsSegmentMaxAbsBits(x + off, nrows, len, bw, &bmax[b], groups, gstride);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -462,13 +483,16 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const bool is_float = vi.is_float;
   const int fmt = is_float ? fmt_of(scheme.value) : 0;
   const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
-  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
+  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                         std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows,
+                         groups, gstride);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows);
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows,
+                         groups, gstride);
 #endif
   });
   return {};
@@ -569,18 +593,24 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   const int mode = 2 + (vi.is_float ? 1 : 0);  // f32 lanes, as check_quantized explains
   const CodeRange cr = code_range(q.scheme.value);
   std::atomic<std::uint64_t> first_bad{UINT64_MAX};
-  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t b, std::uint64_t bw) {
+  for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                         std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
     if (late_codes) {
-      const std::size_t cnt = len * nrows, bad = kernels::FirstInvalidCode(c + off, cnt, cr.lo, cr.hi, cr.nan_mask);
-      if (bad != cnt) {
-        std::uint64_t cur = first_bad.load();
-        while (off + bad < cur && !first_bad.compare_exchange_weak(cur, off + bad)) {
+      bool any_bad = false;
+      for (std::uint64_t gi = 0; gi < groups; ++gi) {
+        const std::uint64_t at = off + gi * gstride;
+        const std::size_t cnt = len * nrows, bad = kernels::FirstInvalidCode(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
+        if (bad != cnt) {
+          any_bad = true;
+          std::uint64_t cur = first_bad.load();
+          while (at + bad < cur && !first_bad.compare_exchange_weak(cur, at + bad)) {
+          }
         }
-        return;
       }
+      if (any_bad) return;
     }
     kernels::DequantRow(c + off, len, bw, nullptr, eb.empty() ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
-                        nrows);
+                        nrows, groups, gstride);
   });
   if (first_bad.load() != UINT64_MAX) return bad_code(q, first_bad.load());
   return {};

@@ -411,17 +411,21 @@ HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::
   }
 }
 
-// SegmentMaxAbsBits over `rows` rows of L elements (x + r*L) that share their segments: the rows
+// SegmentMaxAbsBits over groups of `rows` rows of L elements (x + gi * gstride + r * L) that share
+// their segments: the rows
 // are folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole
 // segments at a time, and each chunk is then reduced once instead of once per row.
 HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t rows, std::size_t L,
-                                            std::size_t w, std::uint32_t* HWY_RESTRICT acc) {
+                                            std::size_t w, std::uint32_t* HWY_RESTRICT acc, std::size_t groups,
+                                            std::size_t gstride) {
   const hn::ScalableTag<int32_t> di;
   const hn::ScalableTag<float> df;
   const std::size_t N = hn::Lanes(di);
   constexpr std::size_t kChunk = 1024;
-  if (rows == 1 || w > kChunk) {
-    for (std::size_t r = 0; r < rows; ++r) SegmentMaxAbsBitsImpl(x + r * L, L, w, acc);
+  if ((rows == 1 && groups == 1) || w > kChunk) {
+    for (std::size_t gi = 0; gi < groups; ++gi) {
+      for (std::size_t r = 0; r < rows; ++r) SegmentMaxAbsBitsImpl(x + gi * gstride + r * L, L, w, acc);
+    }
     return;
   }
   const auto mask = hn::Set(di, 0x7FFFFFFF);
@@ -431,17 +435,22 @@ HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::si
     const std::size_t n = L - c0 < step ? L - c0 : step;
     std::size_t i = 0;
     for (; i + N <= n; i += N) {
-      auto m = hn::And(hn::BitCast(di, hn::LoadU(df, x + c0 + i)), mask);
-      for (std::size_t r = 1; r < rows; ++r) m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, x + r * L + c0 + i)), mask));
+      auto m = hn::Zero(di);
+      for (std::size_t gi = 0; gi < groups; ++gi) {
+        const float* xg = x + gi * gstride + c0 + i;
+        for (std::size_t r = 0; r < rows; ++r) m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, xg + r * L)), mask));
+      }
       hn::Store(hn::BitCast(df, m), df, buf + i);
     }
     for (; i < n; ++i) {
       std::uint32_t m = 0;
-      for (std::size_t r = 0; r < rows; ++r) {
-        std::uint32_t v;
-        std::memcpy(&v, x + r * L + c0 + i, 4);
-        v &= 0x7FFFFFFFu;
-        m = v > m ? v : m;
+      for (std::size_t gi = 0; gi < groups; ++gi) {
+        for (std::size_t r = 0; r < rows; ++r) {
+          std::uint32_t v;
+          std::memcpy(&v, x + gi * gstride + r * L + c0 + i, 4);
+          v &= 0x7FFFFFFFu;
+          m = v > m ? v : m;
+        }
       }
       std::memcpy(buf + i, &m, 4);
     }
@@ -833,39 +842,48 @@ HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_
   QuantizeExactRow<true>(x, n, n, &e, &inv, 1.0, FloatSpec(fmt), out);
 }
 
-// rows consecutive rows of L elements (x + r * L), each crossing the same ceil(L / bw) blocks:
+// groups of `rows` consecutive rows of L elements (x + gi * gstride + r * L), each crossing the
+// same ceil(L / bw) blocks:
 // segment s uses scale ee[s] and ei[s] = InvF32(ee[s]) (exact) or eb[s] (burn): mode 0 exact
 // int, 1 exact float, 2 burn int, 3 burn float. Saves a dispatch per block, and narrow blocks
 // spread their scales once for all rows.
 HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
                                   const float* ei, double g, const float* eb, int mode, int lo, int hi, int fmt,
-                                  std::int32_t* HWY_RESTRICT out, std::size_t rows) {
+                                  std::int32_t* HWY_RESTRICT out, std::size_t rows, std::size_t groups,
+                                  std::size_t gstride) {
   if (NarrowBlocks(bw)) {
     const bool fma = HWY_NATIVE_FMA && mode == 0 && lo != -hi;
     ForLaneChunks(
         L, bw, ee, ei, eb, mode,
         [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
-          for (std::size_t r = 0; r < rows; ++r) {
-            if (fma_ok) {
-              QuantizeLanesFma(x + r * L + c0, n, inv, b, g, lo, hi, out + r * L + c0);
-            } else {
-              QuantizeLanes(x + r * L + c0, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + r * L + c0);
+          for (std::size_t gi = 0; gi < groups; ++gi) {
+            for (std::size_t r = 0; r < rows; ++r) {
+              const std::size_t o = gi * gstride + r * L + c0;
+              if (fma_ok) {
+                QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, out + o);
+              } else {
+                QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o);
+              }
             }
           }
         },
         fma ? &g : nullptr);
     return;
   }
-  for (std::size_t r = 0; r < rows; ++r, x += L, out += L) {
-    switch (mode) {
-      case 0: QuantizeExactRow<false>(x, L, bw, ee, ei, g, IntSpec(lo, hi), out); continue;
-      case 1: QuantizeExactRow<true>(x, L, bw, ee, ei, g, FloatSpec(fmt), out); continue;
-      default: break;
-    }
-    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
-      const std::size_t cnt = L - off < bw ? L - off : bw;
-      if (mode == 2) QuantizeBurnIntImpl(x + off, cnt, eb[s], lo, hi, out + off);
-      else QuantizeBurnFloatImpl(x + off, cnt, eb[s], fmt, out + off);
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float* xr = x + gi * gstride + r * L;
+      std::int32_t* o = out + gi * gstride + r * L;
+      switch (mode) {
+        case 0: QuantizeExactRow<false>(xr, L, bw, ee, ei, g, IntSpec(lo, hi), o); continue;
+        case 1: QuantizeExactRow<true>(xr, L, bw, ee, ei, g, FloatSpec(fmt), o); continue;
+        default: break;
+      }
+      for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+        const std::size_t cnt = L - off < bw ? L - off : bw;
+        if (mode == 2) QuantizeBurnIntImpl(xr + off, cnt, eb[s], lo, hi, o + off);
+        else QuantizeBurnFloatImpl(xr + off, cnt, eb[s], fmt, o + off);
+      }
     }
   }
 }
@@ -874,24 +892,33 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
 // f32(f32(eb[s] * value) * g) (DequantF32).
 HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t L, std::size_t bw, const double* ee,
                                  const float* eb, float g, int mode, int fmt, float* HWY_RESTRICT out,
-                                 std::size_t rows) {
+                                 std::size_t rows, std::size_t groups, std::size_t gstride) {
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, nullptr, eb, mode,
                   [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b, bool) {
-                    for (std::size_t r = 0; r < rows; ++r) DequantLanes(c + r * L + c0, n, e, b, g, mode, fmt, out + r * L + c0);
+                    for (std::size_t gi = 0; gi < groups; ++gi) {
+                      for (std::size_t r = 0; r < rows; ++r) {
+                        const std::size_t o = gi * gstride + r * L + c0;
+                        DequantLanes(c + o, n, e, b, g, mode, fmt, out + o);
+                      }
+                    }
                   });
     return;
   }
-  for (std::size_t r = 0; r < rows; ++r, c += L, out += L) {
-    switch (mode) {
-      case 2: DequantScaledRow<false>(c, L, bw, eb, g, fmt, out); continue;
-      case 3: DequantScaledRow<true>(c, L, bw, eb, g, fmt, out); continue;
-      default: break;
-    }
-    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
-      const std::size_t cnt = L - off < bw ? L - off : bw;
-      if (mode == 0) DequantExactIntImpl(c + off, cnt, ee[s], out + off);
-      else DequantExactFloatImpl(c + off, cnt, ee[s], fmt, out + off);
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::int32_t* cr = c + gi * gstride + r * L;
+      float* o = out + gi * gstride + r * L;
+      switch (mode) {
+        case 2: DequantScaledRow<false>(cr, L, bw, eb, g, fmt, o); continue;
+        case 3: DequantScaledRow<true>(cr, L, bw, eb, g, fmt, o); continue;
+        default: break;
+      }
+      for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+        const std::size_t cnt = L - off < bw ? L - off : bw;
+        if (mode == 0) DequantExactIntImpl(cr + off, cnt, ee[s], o + off);
+        else DequantExactFloatImpl(cr + off, cnt, ee[s], fmt, o + off);
+      }
     }
   }
 }

@@ -81,9 +81,10 @@ void SegmentMaxAbsBits(const float* x, std::size_t len, std::size_t w, std::uint
   ApplyEnvOnce();
   HWY_DYNAMIC_DISPATCH(SegmentMaxAbsBitsImpl)(x, len, w, acc);
 }
-void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc) {
+void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc,
+                           std::size_t groups, std::size_t gstride) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(RowsSegmentMaxAbsBitsImpl)(x, rows, L, w, acc);
+  HWY_DYNAMIC_DISPATCH(RowsSegmentMaxAbsBitsImpl)(x, rows, L, w, acc, groups, gstride);
 }
 void QuantizeExactInt(const float* x, std::size_t n, double e, int lo, int hi, std::int32_t* out) {
   ApplyEnvOnce();
@@ -145,14 +146,15 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
 }
 
 void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
-                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows) {
+                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows,
+                 std::size_t groups, std::size_t gstride) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, g, eb, mode, lo, hi, fmt, out, rows);
+  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, g, eb, mode, lo, hi, fmt, out, rows, groups, gstride);
 }
 void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
-                int mode, int fmt, float* out, std::size_t rows) {
+                int mode, int fmt, float* out, std::size_t rows, std::size_t groups, std::size_t gstride) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, g, mode, fmt, out, rows);
+  HWY_DYNAMIC_DISPATCH(DequantRowImpl)(c, L, bw, ee, eb, g, mode, fmt, out, rows, groups, gstride);
 }
 
 void ApplyTargetEnv() { ApplyEnvOnce(); }

@@ -19,8 +19,11 @@ std::uint32_t MaxAbsBits(const float* x, std::size_t n);
 // Precondition: w >= 1.
 void SegmentMaxAbsBits(const float* x, std::size_t len, std::size_t w, std::uint32_t* acc);
 // SegmentMaxAbsBits of each of `rows` rows of L elements (x + r*L) into the same acc: the
-// segments of a run of rows that share their blocks. Precondition: w >= 1.
-void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc);
+// segments of a run of rows that share their blocks; with `groups` such runs whose first rows are
+// gstride elements apart (x + gi * gstride + r * L: blocks that span two outer axes).
+// Precondition: w >= 1.
+void RowsSegmentMaxAbsBits(const float* x, std::size_t rows, std::size_t L, std::size_t w, std::uint32_t* acc,
+                           std::size_t groups = 1, std::size_t gstride = 0);
 
 // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
 // decided exactly (docs/SEMANTICS-fast.md). Precondition: e > 0 finite, and e has at most 35
@@ -61,20 +64,22 @@ void UnpackWords(const std::uint32_t* words, std::size_t inner, std::size_t coun
 // First i with c[i] outside [lo, hi] or (nan_mask && (c[i] & nan_mask) == nan_mask); n if none.
 std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask);
 
-// `rows` consecutive rows of L elements (x + r*L, out + r*L), each crossing the same ceil(L/bw)
-// blocks; segment s uses ee[s] and ei[s] = InvF32(ee[s]) (fused.h) (modes 0 exact int, 1 exact
+// `rows` consecutive rows of L elements (x + r*L, out + r*L), in `groups` groups gstride elements
+// apart (x + gi * gstride + r * L), each crossing the same ceil(L/bw) blocks; segment s uses ee[s]
+// and ei[s] = InvF32(ee[s]) (fused.h) (modes 0 exact int, 1 exact
 // float; ee[s] == 0 writes zero codes with x's sign, as QuantizeZeroScale) or eb[s] (modes 2 burn
 // int, 3 burn float). Same results as the per-segment kernels.
 // g: the global scale of ee[s] = s_j * g (s_j f16 or ue4m3), or 1 for one level (ee[s] f32 values);
 // any other ee still gives exact codes, by a slower path.
 void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
-                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1);
+                 const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1,
+                 std::size_t groups = 1, std::size_t gstride = 0);
 // Dequantize counterpart: modes 0 exact int, 1 exact float (f64 scales ee); modes 2 int and
 // 3 float: out = f32(f32(eb[s] * value) * g) -- Burn's product (g = 1), and the exact one when
 // eb holds the stored scale values and g the global (1 for one level): value * eb[s] is then
 // exact in f32 (docs/SEMANTICS-fast.md section 4).
 void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
-                int mode, int fmt, float* out, std::size_t rows = 1);
+                int mode, int fmt, float* out, std::size_t rows = 1, std::size_t groups = 1, std::size_t gstride = 0);
 
 // ---- target control ----
 // Applies QSCHEME_TARGET once (before the first dispatch of any kernel, fused.cc's included).

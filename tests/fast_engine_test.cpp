@@ -160,6 +160,18 @@ BOOST_AUTO_TEST_CASE(dequantize_reports_the_first_bad_code_of_a_large_tensor) {
     }
     fast::set_threads(1);
   }
+  // block[2,3,5] on [64, 64, 64]: a run is rows i1 = 0..2 of i0 = 0 and 1 (two groups 4096
+  // elements apart), so the run holding index 4103 (i0 = 1) is walked before the one holding 193
+  // (i0 = 0, i1 = 3): the lower index must still win.
+  const std::vector<std::uint64_t> shape{64, 64, 64};
+  auto c = fast::quantize(S("q8f:block[2,3,5]=f16"), shape, Random(64 * 64 * 64, 9)).value();
+  c.codes[4103] = -129;
+  c.codes[193] = -129;
+  for (unsigned t : {1u, 2u}) {
+    fast::set_threads(t);
+    BOOST_TEST(fast::dequantize(c).status().index() == 193u);
+  }
+  fast::set_threads(1);
 }
 
 BOOST_AUTO_TEST_CASE(dequantize_and_decode_reject_corrupt_input) {

@@ -168,6 +168,20 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
         for (std::size_t r = 0; r < 3; ++r) k::SegmentMaxAbsBits(rows3.data() + r * len, len, w, b.data());
         BOOST_TEST(a == b);
       }
+      // Two groups of three rows, 4 rows apart: the row between them (huge values) is not read.
+      std::vector<float> g2(7 * len, 1e30f);
+      for (std::size_t r = 0; r < 3; ++r) {
+        std::copy(rows3.begin() + r * len, rows3.begin() + (r + 1) * len, g2.begin() + r * len);
+        std::copy(rows3.begin() + r * len, rows3.begin() + (r + 1) * len, g2.begin() + (4 + r) * len);
+        for (std::size_t i = 0; i < len; ++i) g2[(4 + r) * len + i] *= 0.75f;
+      }
+      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::LanesF32(), std::size_t{1500}}) {
+        const std::size_t ns = (len + w - 1) / w;
+        std::vector<std::uint32_t> a(ns, 7), b(ns, 7);
+        k::RowsSegmentMaxAbsBits(g2.data(), 3, len, w, a.data(), 2, 4 * len);
+        for (std::size_t r : {0, 1, 2, 4, 5, 6}) k::SegmentMaxAbsBits(g2.data() + r * len, len, w, b.data());
+        BOOST_TEST(a == b);
+      }
     });
   });
 }
@@ -484,6 +498,26 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           BOOST_TEST_CONTEXT("3 rows bw " << bw << " mode " << mode) {
             EXPECT_SAME(q3.data(), q1.data(), 3 * len, x3.data());
             EXPECT_SAME(d3.data(), d1.data(), 3 * len, q3);
+          }
+          // Two groups of those three rows, 4 rows apart (x3 again, then x3 scaled by -0.5): as
+          // six one-row calls, and the row between the groups stays untouched.
+          std::vector<float> x6(7 * len, 0.0f);
+          for (std::size_t i = 0; i < 3 * len; ++i) {
+            x6[i] = x3[i];
+            x6[4 * len + i] = -0.5f * x3[i];
+          }
+          std::vector<std::int32_t> q6(7 * len, 12345), q6r(7 * len, 12345);
+          std::vector<float> d6(7 * len, 7.0f), d6r(7 * len, 7.0f);
+          k::QuantizeRow(x6.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q6.data(), 3, 2, 4 * len);
+          k::DequantRow(q6.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6.data(), 3, 2, 4 * len);
+          for (std::size_t r : {0, 1, 2, 4, 5, 6}) {
+            k::QuantizeRow(x6.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
+                           q6r.data() + r * len);
+            k::DequantRow(q6.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6r.data() + r * len);
+          }
+          BOOST_TEST_CONTEXT("2 groups of 3 rows bw " << bw << " mode " << mode) {
+            EXPECT_SAME(q6.data(), q6r.data(), 7 * len, x6.data());
+            EXPECT_SAME(d6.data(), d6r.data(), 7 * len, q6);
           }
         }
       }

@@ -214,3 +214,46 @@ BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
   }
   hwy::SetSupportedTargetsForTest(0);
 }
+
+BOOST_AUTO_TEST_CASE(blocks_spanning_two_outer_axes_match_the_reference) {
+  // fast/ walks the rows of one block along axes as one run (groups of rows a stride
+  // apart): ranks 3-5, partial blocks on every axis, blocks along axes before R-3 too, 1 and 2
+  // threads.
+  struct Case {
+    std::vector<std::uint64_t> shape;
+    const char* block;
+  };
+  const Case cases[] = {{{3, 17, 9}, "2,3,5"}, {{3, 5, 7, 11}, "2,3,4"}, {{3, 5, 7, 11}, "2,2,3,4"},
+                        {{2, 3, 4, 5, 6}, "2,2,2,2,3"}, {{5, 4, 33, 2}, "3,4,4,1"}, {{7, 2, 40}, "4,1,16"},
+                        {{4, 9, 40, 25}, "2,3,5"}};  // the last one above the threads threshold (2^15)
+  const char* kinds[] = {"q8f:block[{}]=f16", "e4m3:block[{}]=ue8m0:tensor=f32", "q4s:packed-u32(1):block[{}]=bf16",
+                         "e2m1:block[{}]=ue4m3"};
+  for (const auto& c : cases) {
+    std::uint64_t n = 1;
+    for (auto d : c.shape) n *= d;
+    std::mt19937 rng(11);
+    std::vector<float> x(n);
+    for (auto& v : x) v = std::normal_distribution<float>(0.0f, 2.0f)(rng);
+    for (const char* k : kinds) {
+      std::string text = k;
+      text.replace(text.find("{}"), 2, c.block);
+      const auto s = qscheme::parse_scheme(text);
+      BOOST_TEST_REQUIRE(s.ok(), text);
+      for (unsigned th : {1u, 2u}) {
+        fast::set_threads(th);
+        for (auto cal : {qscheme::Calibration::minmax, qscheme::Calibration::absmean}) {
+          for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
+            qscheme::QuantizeOptions o;
+            o.calibration = cal;
+            o.profile = prof;
+            BOOST_TEST_CONTEXT(text << " shape rank " << c.shape.size() << " threads " << th << " "
+                                    << qscheme::to_string(cal) << " " << qscheme::to_string(prof)) {
+              ExpectSame(*s, c.shape, x, o);
+            }
+          }
+        }
+      }
+      fast::set_threads(1);
+    }
+  }
+}
