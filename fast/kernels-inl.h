@@ -602,10 +602,20 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
   }
 }
 
+// How often the asymmetric kinds' cheap codes needed the FMA redo so far in a row: with f32
+// scales the block maximum lands next to lo - 1/2 in nearly every block, and once a quarter of
+// the vectors are flagged the branch costs more than it saves -- IntCodesFma then decides every
+// vector without it. Either way the codes are the same.
+struct RedoRate {
+  std::size_t seen = 0, flagged = 0;
+  bool Branchless() const { return seen >= 16 && 4 * flagged > seen; }
+};
+
 // Integer codes of n <= kLaneChunk elements by IntCodesFma, inv and its factor sv per element:
 // (s1, s2) = (1, sv) for one level (g == 1), (sv, g) for two. FMA targets only.
 HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, const float* HWY_RESTRICT inv,
-                                 const float* HWY_RESTRICT sv, double g, int lo, int hi, std::int32_t* HWY_RESTRICT out) {
+                                 const float* HWY_RESTRICT sv, double g, int lo, int hi, RedoRate& rate,
+                                 std::int32_t* HWY_RESTRICT out) {
 #if HWY_NATIVE_FMA
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
@@ -613,12 +623,20 @@ HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, con
   const FastConsts<hn::ScalableTag<float>> k(df, IntSpec(lo, hi));
   const bool one_level = g == 1.0;
   const auto vg = hn::Set(df, static_cast<float>(g)), vone = hn::Set(df, 1.0f);
+  const bool branchless = rate.Branchless();
   auto one = [&](const float* xs, const float* is, const float* ss, std::int32_t* dst) {
     const auto xv = hn::LoadU(df, xs), vinv = hn::LoadU(df, is);
     hn::Vec<decltype(di)> q;
-    if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+    if (branchless) {
       const auto s = hn::LoadU(df, ss);
       q = IntCodesFma(df, xv, vinv, one_level ? vone : s, one_level ? s : vg, k);
+    } else {
+      ++rate.seen;
+      if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+        ++rate.flagged;
+        const auto s = hn::LoadU(df, ss);
+        q = IntCodesFma(df, xv, vinv, one_level ? vone : s, one_level ? s : vg, k);
+      }
     }
     hn::StoreU(q, di, dst);
   };
@@ -636,7 +654,7 @@ HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, con
     std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
   }
 #else
-  (void)x, (void)n, (void)inv, (void)sv, (void)g, (void)lo, (void)hi, (void)out;
+  (void)x, (void)n, (void)inv, (void)sv, (void)g, (void)lo, (void)hi, (void)rate, (void)out;
 #endif
 }
 
@@ -790,6 +808,9 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
   const FastConsts<hn::ScalableTag<float>> k(df, c);
+#if HWY_NATIVE_FMA
+  RedoRate rate;
+#endif
   for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
     const std::size_t cnt = L - off < bw ? L - off : bw;
     const double e = ee[s];
@@ -799,11 +820,18 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
     float s1 = 0, s2 = 0;
     if (!kFloat && c.lo != -c.hi && !far && FmaFactors(e, g, &s1, &s2)) {
       const auto v1 = hn::Set(df, s1), v2 = hn::Set(df, s2);
+      const bool branchless = rate.Branchless();
       auto one = [&](const float* src, std::int32_t* dst) {
         const auto xv = hn::LoadU(df, src);
         hn::Vec<decltype(di)> q;
-        if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+        if (branchless) {
           q = IntCodesFma(df, xv, vinv, v1, v2, k);
+        } else {
+          ++rate.seen;
+          if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
+            ++rate.flagged;
+            q = IntCodesFma(df, xv, vinv, v1, v2, k);
+          }
         }
         hn::StoreU(q, di, dst);
       };
@@ -853,6 +881,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
                                   std::size_t gstride) {
   if (NarrowBlocks(bw)) {
     const bool fma = HWY_NATIVE_FMA && mode == 0 && lo != -hi;
+    RedoRate rate;
     ForLaneChunks(
         L, bw, ee, ei, eb, mode,
         [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
@@ -860,7 +889,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
             for (std::size_t r = 0; r < rows; ++r) {
               const std::size_t o = gi * gstride + r * L + c0;
               if (fma_ok) {
-                QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, out + o);
+                QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, rate, out + o);
               } else {
                 QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o);
               }
