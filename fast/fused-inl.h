@@ -43,7 +43,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
-HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
                                     std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
                                     float* HWY_RESTRICT inv) {
   const hn::ScalableTag<double> dd;
@@ -58,6 +58,7 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
 #if HWY_NATIVE_FMA
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
+  auto any_far = hn::Lt(hn::Zero(dd), hn::Zero(dd));  // none yet
   auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     const auto a2 = hn::Add(a, a);
@@ -101,6 +102,7 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
     // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
     // e == 0 becomes +inf (1/inf = 0), a far e NaN.
     const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
+    any_far = hn::Or(any_far, hn::AndNot(hn::Eq(ev, hn::Zero(dd)), far));  // e == 0 gives inv 0
     auto es = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), ev);
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
@@ -118,6 +120,7 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
   }
+  return !hn::AllFalse(dd, any_far);  // padding lanes (a = 0) give e = 0: not far
 }
 
 // ---------------------------------------------------------------------------- calibration
@@ -125,8 +128,8 @@ HWY_NOINLINE void ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
 // Max |x| bits of whole blocks, N blocks at a time: each block's vectors fold into one vector,
 // then log2(N) levels of ConcatEven/ConcatOdd + Max halve the lanes per block until lane k
 // holds block k's maximum -- no per-block horizontal reduction.
-HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
-                                      std::uint32_t* HWY_RESTRICT amax) {
+HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                               std::uint32_t* HWY_RESTRICT amax) {
   const hn::ScalableTag<std::int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
   const std::size_t N = hn::Lanes(di);
@@ -138,9 +141,14 @@ HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t l
   };
   const std::size_t nfull = len / bw;
   HWY_ALIGN std::int32_t tmp[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
+  auto all = hn::Zero(di);  // the maximum over every block, returned
   std::size_t k = 0;
   for (; k + N <= nfull; k += N) {
-    for (std::size_t j = 0; j < N; ++j) hn::Store(fold(x + (k + j) * bw, bw), di, tmp + j * N);
+    for (std::size_t j = 0; j < N; ++j) {
+      const auto m = fold(x + (k + j) * bw, bw);
+      all = hn::Max(all, m);
+      hn::Store(m, di, tmp + j * N);
+    }
     for (std::size_t cnt = N; cnt > 1; cnt /= 2) {
       for (std::size_t j = 0; j < cnt / 2; ++j) {
         const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
@@ -149,7 +157,11 @@ HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t l
     }
     std::memcpy(amax + k, tmp, N * sizeof(std::uint32_t));
   }
-  for (; k < nfull; ++k) amax[k] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, fold(x + k * bw, bw))));
+  for (; k < nfull; ++k) {
+    const auto m = fold(x + k * bw, bw);
+    all = hn::Max(all, m);
+    amax[k] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
+  }
   if (nfull * bw < len) {  // a partial last block: zero padding leaves its maximum unchanged
     const std::size_t rest = len - nfull * bw, whole = rest / N * N;
     auto m = whole ? fold(x + nfull * bw, whole) : hn::Zero(di);
@@ -158,8 +170,10 @@ HWY_NOINLINE void BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t l
       std::memcpy(b, x + nfull * bw + whole, (rest - whole) * sizeof(float));
       m = hn::Max(m, hn::And(hn::BitCast(di, hn::Load(df, b)), mask));
     }
+    all = hn::Max(all, m);
     amax[nfull] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
   }
+  return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
 }
 
 // ---------------------------------------------------------------------------- codes
@@ -269,8 +283,8 @@ HWY_INLINE void QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::si
 
 template <bool kFloat, bool kClamp>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
-                               const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
-                               std::uint8_t* HWY_RESTRICT codes) {
+                               const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
+                               const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
@@ -279,9 +293,7 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   // fewer when x starts inside it). One scale for all when bw == 0.
   const std::size_t nv = (len + N - 1) / N;
   const std::size_t vpb = bw ? bw / N : nv + 1;
-  const std::size_t nb = bw ? (start % bw + len + bw - 1) / bw : 1;
-  bool any_far = false;  // a block whose 1/e is out of f32 range: all its vectors divide exactly
-  for (std::size_t j = 0; j < nb; ++j) any_far |= std::isnan(inv[j]);
+  // any_far: a block whose 1/e is out of f32 range (NaN inv): all its vectors divide exactly.
   // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
   // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
   const float* pf = x + len;
@@ -325,14 +337,14 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
 }
 
 HWY_NOINLINE void QuantizeCodesImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
-                                    const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, const CodeSpec& c,
-                                    std::uint8_t* HWY_RESTRICT codes) {
+                                    const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
+                                    const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
   if (c.fmt >= 0) {
-    QuantizeCodesT<true, true>(x, len, start, bw, inv, e, c, codes);
+    QuantizeCodesT<true, true>(x, len, start, bw, inv, e, any_far, c, codes);
   } else if (c.clamp || c.lo != -c.hi) {
-    QuantizeCodesT<false, true>(x, len, start, bw, inv, e, c, codes);
+    QuantizeCodesT<false, true>(x, len, start, bw, inv, e, any_far, c, codes);
   } else {
-    QuantizeCodesT<false, false>(x, len, start, bw, inv, e, c, codes);
+    QuantizeCodesT<false, false>(x, len, start, bw, inv, e, any_far, c, codes);
   }
 }
 

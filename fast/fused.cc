@@ -28,16 +28,16 @@ HWY_EXPORT(FusedLanesImpl);
 // Every entry point first applies QSCHEME_TARGET (kernels.cc), as the kernels of kernels.h do.
 #define QSCHEME_FUSED_CALL(name) (ApplyTargetEnv(), HWY_DYNAMIC_DISPATCH(name))
 
-void BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
-  QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
+std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
+  return QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
 }
-void ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+bool ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
                    float* inv) {
-  QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv);
+  return QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv);
 }
 void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
-                   const double* e, const CodeSpec& c, std::uint8_t* codes) {
-  QSCHEME_FUSED_CALL(QuantizeCodesImpl)(x, len, start, bw, inv, e, c, codes);
+                   const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes) {
+  QSCHEME_FUSED_CALL(QuantizeCodesImpl)(x, len, start, bw, inv, e, any_far, c, codes);
 }
 void PackRow(const std::uint8_t* codes, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* out) {
   QSCHEME_FUSED_CALL(PackRowImpl)(codes, len, bits, nq, ebytes, out);

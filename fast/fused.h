@@ -36,13 +36,14 @@ inline float InvF32(double e) {
   return 1.0f / static_cast<float>(e);
 }
 
-void ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+// Returns whether some inv[k] is NaN.
+bool ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
                    float* inv);
 
 // amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one possibly
-// partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity.
-// Precondition: lanes divide bw.
-void BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+// partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity. Returns the
+// largest amax[k]. Precondition: lanes divide bw.
+std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
 
 // Value kind of one-byte codes: integers in [lo, hi] (fmt < 0), or a minifloat (fmt 0 e4m3,
 // 1 e5m2, 2 e2m1) whose code is its bit pattern.
@@ -59,9 +60,10 @@ struct CodeSpec {
 // Exact-profile codes of x[0..len): codes[i] = x[i] / e(i) rounded as QuantizeExactInt/Float
 // (two's complement byte for integers, the bit pattern for minifloats). Element i lies in block
 // (start + i) / bw - start / bw of inv/e (bw == 0: one scale, inv[0]/e[0], for all).
-// Preconditions: lanes divide bw and start (see FusedLanes), x finite, inv/e from ScalesFromMax.
+// Preconditions: lanes divide bw and start (see FusedLanes), x finite, inv/e from ScalesFromMax,
+// any_far: whether some inv of these blocks is NaN (ScalesFromMax's result).
 void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
-                   const double* e, const CodeSpec& c, std::uint8_t* codes);
+                   const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes);
 
 // Horizontal packing of one row chunk: out gets ceil(len / nq) storage elements of ebytes bytes;
 // field i of element j (little-endian, i * bits up) = codes[j * nq + i] & mask(bits), zero past

@@ -26,21 +26,22 @@ void put_le(std::uint8_t* p, std::uint32_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
-// Little-endian scale patterns of sbytes (1, 2 or 4) bytes each.
+// Little-endian scale patterns of sbytes (1, 2 or 4) bytes each. The narrowing goes through a
+// typed buffer so that the compiler vectorizes it (a unit has dozens of blocks).
+template <class T>
+void store_narrowed(const std::uint32_t* bits, std::uint64_t n, std::uint8_t* out) {
+  T t[256];
+  for (std::uint64_t k0 = 0; k0 < n; k0 += 256) {
+    const std::uint64_t m = std::min<std::uint64_t>(256, n - k0);
+    for (std::uint64_t k = 0; k < m; ++k) t[k] = static_cast<T>(bits[k0 + k]);
+    std::memcpy(out + k0 * sizeof(T), t, m * sizeof(T));  // x86-64: little-endian host
+  }
+}
 void store_scales(const std::uint32_t* bits, std::uint64_t n, int sbytes, std::uint8_t* out) {
   switch (sbytes) {
-    case 1:
-      for (std::uint64_t k = 0; k < n; ++k) out[k] = static_cast<std::uint8_t>(bits[k]);
-      break;
-    case 2:
-      for (std::uint64_t k = 0; k < n; ++k) {
-        const auto v = static_cast<std::uint16_t>(bits[k]);
-        std::memcpy(out + 2 * k, &v, 2);  // x86-64: little-endian host
-      }
-      break;
-    default:
-      std::memcpy(out, bits, n * 4);
-      break;
+    case 1: store_narrowed<std::uint8_t>(bits, n, out); break;
+    case 2: store_narrowed<std::uint16_t>(bits, n, out); break;
+    default: std::memcpy(out, bits, n * 4); break;
   }
 }
 
@@ -145,35 +146,32 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.data() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
-          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, p.code, codes);
+          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), p.code, codes);
           continue;
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
+        kernels::CodeSpec cs = p.code;
+        const bool symmetric = cs.fmt < 0 && cs.lo == -cs.hi;
         const std::uint32_t* a = nullptr;
+        std::uint32_t top = 0;  // the largest block maximum of the unit (symmetric kinds)
         if (prepass) {
           a = &amax[r * p.nbr + kb];
+          for (std::uint64_t k = 0; symmetric && k < nbc; ++k) top = std::max(top, a[k]);
         } else {
-          kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.data());
-          for (std::uint64_t k = 0; k < nbc; ++k) {
-            if (s.amax[k] >= 0x7F800000u) {
-              failed = true;
-              return;
-            }
+          top = kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.data());
+          if (top >= 0x7F800000u) {
+            failed = true;
+            return;
           }
           a = s.amax.data();
         }
-        kernels::ScalesFromMax(a, nbc, spec, s.bits.data(), s.e.data(), s.inv.data());
+        const bool any_far = kernels::ScalesFromMax(a, nbc, spec, s.bits.data(), s.e.data(), s.inv.data());
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
-        kernels::CodeSpec cs = p.code;
-        if (cs.fmt < 0 && cs.lo == -cs.hi) {
-          std::uint32_t top = 0;
-          for (std::uint64_t k = 0; k < nbc; ++k) top = std::max(top, a[k]);
-          cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
-        }
+        if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.data() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), cs, codes);
+        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), any_far, cs, codes);
       }
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;
