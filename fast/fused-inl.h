@@ -59,7 +59,9 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
   auto any_far = hn::Lt(hn::Zero(dd), hn::Zero(dd));  // none yet
-  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst) {
+  // valid: lanes that are blocks (the padded tail has fewer; a padding lane may well be far, as a
+  // zero maximum is on ue8m0's grid 2^-127).
+  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::size_t valid) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     const auto a2 = hn::Add(a, a);
     // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
@@ -102,25 +104,26 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
     // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
     // e == 0 becomes +inf (1/inf = 0), a far e NaN.
     const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
-    any_far = hn::Or(any_far, hn::AndNot(hn::Eq(ev, hn::Zero(dd)), far));  // e == 0 gives inv 0
+    // e == 0 gives inv 0, not far.
+    any_far = hn::Or(any_far, hn::And(hn::FirstN(dd, valid), hn::AndNot(hn::Eq(ev, hn::Zero(dd)), far)));
     auto es = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), ev);
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
   std::size_t k = 0;
-  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k);
+  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k, N);
   if (k < nb) {
     HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
     HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(double)];
     std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(a, b, ev, iv);
+    one(a, b, ev, iv, nb - k);
     std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
   }
-  return !hn::AllFalse(dd, any_far);  // padding lanes (a = 0) give e = 0: not far
+  return !hn::AllFalse(dd, any_far);
 }
 
 // ---------------------------------------------------------------------------- calibration

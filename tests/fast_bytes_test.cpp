@@ -272,7 +272,8 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           std::vector<std::uint32_t> bits(amax.size());
           std::vector<double> e(amax.size());
           std::vector<float> inv(amax.size());
-          fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data());
+          const bool any_far = fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data());
+          bool want_far = false;
           std::size_t bad = 0;
           for (std::size_t k = 0; k < amax.size(); ++k) {
             const double a = FromBits(amax[k]);
@@ -280,6 +281,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             const std::uint32_t wb = qscheme::fast::detail::scale_to_bits(c, sd);
             const double we = c * g;
             const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
+            want_far = want_far || far;
             const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
             const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
             if (bits[k] != wb || e[k] != we || !inv_ok) {
@@ -291,6 +293,15 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             }
           }
           BOOST_TEST(bad == 0u);
+          BOOST_TEST(any_far == want_far);
+          // Each maximum alone: the result names exactly the calls with an out-of-range scale.
+          for (std::size_t k = 0; k < amax.size(); k += 97) {
+            std::uint32_t b1;
+            double e1;
+            float i1;
+            const bool far1 = fast::kernels::ScalesFromMax(&amax[k], 1, sp, &b1, &e1, &i1);
+            BOOST_TEST(far1 == std::isnan(i1));
+          }
         }
       }
     }
