@@ -71,22 +71,21 @@ template <class DF>
 struct FastConsts {
   using DI = hn::Rebind<std::int32_t, DF>;
   hn::Vec<DF> flo, fhi;                      // integers: the range
-  hn::Vec<DF> near_int, near_mini;           // |r - round(r)| above these: near a boundary
+  hn::Vec<DF> near_int;                      // |r - round(r)| above this: near a boundary (redos)
   hn::Vec<DF> vmax, min_normal;              // minifloats: largest value, 2^emin
   hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // 254 + m
-  hn::Vec<DI> ebias, sign;                   // 127 + emin; the code's sign bit
+  hn::Vec<DI> code_bias, sign;               // -((127 + emin) << m) - 0x4340; the code's sign bit
   int m = 0, sign_shift = 24;
   FastConsts(DF df, const CodeSpec& c) {
     const DI di;
     flo = hn::Set(df, static_cast<float>(c.lo));
     fhi = hn::Set(df, static_cast<float>(c.hi));
     near_int = hn::Set(df, 0.5f - 0x1p-13f);
-    near_mini = hn::Set(df, 0.5f - 0x1p-16f);
     const MiniParams mp = Mini(c.fmt < 0 ? 0 : c.fmt);
     vmax = hn::Set(df, static_cast<float>(mp.vmax));
     min_normal = hn::BitCast(df, hn::Set(di, (127 + mp.emin) << 23));
     pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m));
-    ebias = hn::Set(di, 127 + mp.emin);
+    code_bias = hn::Set(di, -((127 + mp.emin) << mp.m) - 0x4340);
     sign = hn::Set(di, mp.sign);
     m = mp.m;
     sign_shift = mp.sign == 0x80 ? 24 : 28;
@@ -96,10 +95,10 @@ struct FastConsts {
 // Codes of one f32 vector from r = x * inv, and the mask of lanes in which r (or t, for
 // minifloats) lies near a rounding boundary: those lanes' codes are unreliable, and the caller
 // divides exactly (FastCodes below, or a group of vectors at once).
-// Rounding by the f32 adder (minifloats; integers use the same trick at a finer ulp, below): for
-// |v| < 2^22, v + 1.5 * 2^23 is 1.5 * 2^23 + round_even(v) exactly, so its bit pattern minus
-// 0x4B400000 is round_even(v) as an integer, and subtracting the constant again gives
-// round_even(v) as a float -- one add instead of a round and a conversion with overflow fix-ups.
+// Both round by the f32 adder in fixed point: adding a constant M of the right binade rounds
+// v + M to a multiple of the binade's ulp (ties to even, M's last bit being even), so the pattern
+// of the sum, minus M's, is round_half_even(v / ulp): the code in its high bits and the distance
+// to the rounding boundary in its low bits, one add for both.
 template <bool kFloat, bool kClamp, bool kLowByte = false, class DF>
 HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
                                       hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
@@ -134,14 +133,20 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
     // E + 127 from the exponent field of max(y, 2^emin); 2^(m - E) has biased exponent (254 + m) - that.
     const auto eb = hn::ShiftRight<23>(hn::BitCast(du, hn::Max(y, k.min_normal)));
     const auto p = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.pbias, eb)));
-    const auto t = hn::Mul(y, p);  // <= 2^(m+1): the adder rounds it
-    const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23
-    const auto tm = hn::Add(t, magic);
-    // (E - emin) << m + n, with n = bits(tm) - 0x4B400000; the sign bit of x on top.
-    const auto base = hn::ShiftLeftSame(hn::Sub(hn::BitCast(di, eb), k.ebias), k.m);
+    const auto t = hn::Mul(y, p);  // <= 2^(m+1) <= 16
+    // n = round_half_even(t) and the flag in fixed point, as for integers: s = t + M with
+    // M = 192 + 32770 * 2^-16 lies in [2^7, 2^8), where the f32 ulp is 2^-16, and its pattern is
+    // 0x43400000 + g with g = round_half_even(t * 2^16) + 32770 (M's last bit is even); then
+    // n = g >> 16 = (pattern >> 16) - 0x4340 unless the low 16 bits of g are 0..3, i.e. unless t
+    // lies within [b - 2.5 * 2^-16, b + 1.5 * 2^-16] of a half-integer b: those lanes are flagged.
+    const auto s = hn::BitCast(di, hn::Add(t, hn::Set(df, 192.500030517578125f)));
+    // (E - emin) << m + n = (eb << m) - ((127 + emin) << m) - 0x4340 + (pattern >> 16); the sign
+    // bit of x on top.
     const auto sbit = hn::And(hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift)), k.sign);
-    *out = hn::Or(hn::Add(base, hn::Sub(hn::BitCast(di, tm), hn::Set(di, 0x4B400000))), sbit);
-    return hn::Gt(hn::Abs(hn::Sub(t, hn::Sub(tm, magic))), k.near_mini);
+    const auto code = hn::Add(hn::Add(hn::ShiftLeftSame(hn::BitCast(di, eb), k.m), k.code_bias),
+                              hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, s))));
+    *out = hn::Or(code, sbit);
+    return hn::RebindMask(df, NoBitSet(di, s, 0xFFFC));
   }
 }
 

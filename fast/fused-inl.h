@@ -10,7 +10,7 @@
 //  * Integers: a result is clamped to [lo, hi] within [-128, 127] whenever |x/e| > 2^8, so only
 //    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.4. Minifloats: the error
 //    of t is below 2^(m+1) * 3 * 2^-24 <= 2^-18.4. When r (or t) lies at least 1.5 * 2^-13
-//    (integers) or 2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise
+//    (integers) or 1.5 * 2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise
 //    the vector is redone (codes_f32-inl.h), exact ties included. A binade chosen from r instead of
 //    x/e differs only next to a power of two, which is on the grid: both binades give the same
 //    code there.
