@@ -224,7 +224,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
 // that one rounding, which keeps its sign and, since every operand is a multiple of 2^-149 and
 // e >= 2^-100, never turns a non-zero d into 0: d > 0 rounds down, d < 0 up, d == 0 is the tie,
 // rounded to even. The redo of the asymmetric kinds (a vector FastCodesNear flags), whose
-// calibrated maximum lands next to lo - 1/2 in about every other block: cheaper than an f64 one.
+// calibrated maximum lands next to lo + 1/2 in about every other block: cheaper than an f64 one.
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, hn::Vec<DF> s1,
                                                              hn::Vec<DF> s2, const FastConsts<DF>& k) {

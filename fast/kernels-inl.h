@@ -603,7 +603,7 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
 }
 
 // How often the asymmetric kinds' cheap codes needed the FMA redo so far in a row: with f32
-// scales the block maximum lands next to lo - 1/2 in nearly every block, and once a quarter of
+// scales the block maximum lands next to lo + 1/2 in nearly every block, and once a quarter of
 // the vectors are flagged the branch costs more than it saves -- IntCodesFma then decides every
 // vector without it. Either way the codes are the same.
 struct RedoRate {
