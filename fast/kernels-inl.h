@@ -611,6 +611,25 @@ struct RedoRate {
   bool Branchless() const { return seen >= 16 && 4 * flagged > seen; }
 };
 
+#if HWY_NATIVE_FMA
+// The asymmetric kinds' integer codes of one vector: FastCodesNear, redone by IntCodesFma when a
+// lane is flagged, or IntCodesFma alone once `branchless` (rate.Branchless() for this stretch).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> AsymmetricIntCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv,
+                                                                    hn::Vec<DF> s1, hn::Vec<DF> s2,
+                                                                    const FastConsts<DF>& k, bool branchless,
+                                                                    RedoRate& rate) {
+  if (branchless) return IntCodesFma(df, x, vinv, s1, s2, k);
+  ++rate.seen;
+  hn::Vec<hn::Rebind<std::int32_t, DF>> q;
+  if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, x, vinv, k, &q)))) {
+    ++rate.flagged;
+    return IntCodesFma(df, x, vinv, s1, s2, k);
+  }
+  return q;
+}
+#endif
+
 // Integer codes of n <= kLaneChunk elements by IntCodesFma, inv and its factor sv per element:
 // (s1, s2) = (1, sv) for one level (g == 1), (sv, g) for two. FMA targets only.
 HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, const float* HWY_RESTRICT inv,
@@ -625,20 +644,10 @@ HWY_INLINE void QuantizeLanesFma(const float* HWY_RESTRICT x, std::size_t n, con
   const auto vg = hn::Set(df, static_cast<float>(g)), vone = hn::Set(df, 1.0f);
   const bool branchless = rate.Branchless();
   auto one = [&](const float* xs, const float* is, const float* ss, std::int32_t* dst) {
-    const auto xv = hn::LoadU(df, xs), vinv = hn::LoadU(df, is);
-    hn::Vec<decltype(di)> q;
-    if (branchless) {
-      const auto s = hn::LoadU(df, ss);
-      q = IntCodesFma(df, xv, vinv, one_level ? vone : s, one_level ? s : vg, k);
-    } else {
-      ++rate.seen;
-      if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
-        ++rate.flagged;
-        const auto s = hn::LoadU(df, ss);
-        q = IntCodesFma(df, xv, vinv, one_level ? vone : s, one_level ? s : vg, k);
-      }
-    }
-    hn::StoreU(q, di, dst);
+    const auto s = hn::LoadU(df, ss);
+    hn::StoreU(AsymmetricIntCodes(df, hn::LoadU(df, xs), hn::LoadU(df, is), one_level ? vone : s, one_level ? s : vg, k,
+                                  branchless, rate),
+               di, dst);
   };
   std::size_t i = 0;
   for (; i + N <= n; i += N) one(x + i, inv + i, sv + i, out + i);
@@ -822,18 +831,7 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
       const auto v1 = hn::Set(df, s1), v2 = hn::Set(df, s2);
       const bool branchless = rate.Branchless();
       auto one = [&](const float* src, std::int32_t* dst) {
-        const auto xv = hn::LoadU(df, src);
-        hn::Vec<decltype(di)> q;
-        if (branchless) {
-          q = IntCodesFma(df, xv, vinv, v1, v2, k);
-        } else {
-          ++rate.seen;
-          if (HWY_UNLIKELY(!hn::AllFalse(df, FastCodesNear<false, true>(df, xv, vinv, k, &q)))) {
-            ++rate.flagged;
-            q = IntCodesFma(df, xv, vinv, v1, v2, k);
-          }
-        }
-        hn::StoreU(q, di, dst);
+        hn::StoreU(AsymmetricIntCodes(df, hn::LoadU(df, src), vinv, v1, v2, k, branchless, rate), di, dst);
       };
       ForEachVectorPadded(x + off, out + off, cnt, N, one);
       continue;
