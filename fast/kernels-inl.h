@@ -411,10 +411,18 @@ HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::
   }
 }
 
-// SegmentMaxAbsBits over groups of `rows` rows of L elements (x + gi * gstride + r * L) that share
-// their segments: the rows
-// are folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole
-// segments at a time, and each chunk is then reduced once instead of once per row.
+// fn(offset) for every row of a run: `groups` groups, gstride elements apart, of `rows`
+// consecutive rows of L elements (offset gi * gstride + r * L).
+template <class Fn>
+HWY_INLINE void ForRunRows(std::size_t rows, std::size_t groups, std::size_t gstride, std::size_t L, Fn fn) {
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    for (std::size_t r = 0; r < rows; ++r) fn(gi * gstride + r * L);
+  }
+}
+
+// SegmentMaxAbsBits over the rows of a run (ForRunRows) that share their segments: the rows are
+// folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole segments at a
+// time, and each chunk is then reduced once instead of once per row.
 HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t rows, std::size_t L,
                                             std::size_t w, std::uint32_t* HWY_RESTRICT acc, std::size_t groups,
                                             std::size_t gstride) {
@@ -423,9 +431,7 @@ HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::si
   const std::size_t N = hn::Lanes(di);
   constexpr std::size_t kChunk = 1024;
   if ((rows == 1 && groups == 1) || w > kChunk) {
-    for (std::size_t gi = 0; gi < groups; ++gi) {
-      for (std::size_t r = 0; r < rows; ++r) SegmentMaxAbsBitsImpl(x + gi * gstride + r * L, L, w, acc);
-    }
+    ForRunRows(rows, groups, gstride, L, [&](std::size_t o) { SegmentMaxAbsBitsImpl(x + o, L, w, acc); });
     return;
   }
   const auto mask = hn::Set(di, 0x7FFFFFFF);
@@ -436,22 +442,19 @@ HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::si
     std::size_t i = 0;
     for (; i + N <= n; i += N) {
       auto m = hn::Zero(di);
-      for (std::size_t gi = 0; gi < groups; ++gi) {
-        const float* xg = x + gi * gstride + c0 + i;
-        for (std::size_t r = 0; r < rows; ++r) m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, xg + r * L)), mask));
-      }
+      ForRunRows(rows, groups, gstride, L, [&](std::size_t o) {
+        m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, x + o + c0 + i)), mask));
+      });
       hn::Store(hn::BitCast(df, m), df, buf + i);
     }
     for (; i < n; ++i) {
       std::uint32_t m = 0;
-      for (std::size_t gi = 0; gi < groups; ++gi) {
-        for (std::size_t r = 0; r < rows; ++r) {
-          std::uint32_t v;
-          std::memcpy(&v, x + gi * gstride + r * L + c0 + i, 4);
-          v &= 0x7FFFFFFFu;
-          m = v > m ? v : m;
-        }
-      }
+      ForRunRows(rows, groups, gstride, L, [&](std::size_t o) {
+        std::uint32_t v;
+        std::memcpy(&v, x + o + c0 + i, 4);
+        v &= 0x7FFFFFFFu;
+        m = v > m ? v : m;
+      });
       std::memcpy(buf + i, &m, 4);
     }
     SegmentMaxAbsBitsImpl(buf, n, w, acc + c0 / w);
@@ -883,36 +886,32 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
     ForLaneChunks(
         L, bw, ee, ei, eb, mode,
         [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
-          for (std::size_t gi = 0; gi < groups; ++gi) {
-            for (std::size_t r = 0; r < rows; ++r) {
-              const std::size_t o = gi * gstride + r * L + c0;
-              if (fma_ok) {
-                QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, rate, out + o);
-              } else {
-                QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o);
-              }
+          ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+            const std::size_t o = r0 + c0;
+            if (fma_ok) {
+              QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, rate, out + o);
+            } else {
+              QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o);
             }
-          }
+          });
         },
         fma ? &g : nullptr);
     return;
   }
-  for (std::size_t gi = 0; gi < groups; ++gi) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      const float* xr = x + gi * gstride + r * L;
-      std::int32_t* o = out + gi * gstride + r * L;
-      switch (mode) {
-        case 0: QuantizeExactRow<false>(xr, L, bw, ee, ei, g, IntSpec(lo, hi), o); continue;
-        case 1: QuantizeExactRow<true>(xr, L, bw, ee, ei, g, FloatSpec(fmt), o); continue;
-        default: break;
-      }
-      for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
-        const std::size_t cnt = L - off < bw ? L - off : bw;
-        if (mode == 2) QuantizeBurnIntImpl(xr + off, cnt, eb[s], lo, hi, o + off);
-        else QuantizeBurnFloatImpl(xr + off, cnt, eb[s], fmt, o + off);
-      }
+  ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+    const float* xr = x + r0;
+    std::int32_t* o = out + r0;
+    switch (mode) {
+      case 0: return QuantizeExactRow<false>(xr, L, bw, ee, ei, g, IntSpec(lo, hi), o);
+      case 1: return QuantizeExactRow<true>(xr, L, bw, ee, ei, g, FloatSpec(fmt), o);
+      default: break;
     }
-  }
+    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+      const std::size_t cnt = L - off < bw ? L - off : bw;
+      if (mode == 2) QuantizeBurnIntImpl(xr + off, cnt, eb[s], lo, hi, o + off);
+      else QuantizeBurnFloatImpl(xr + off, cnt, eb[s], fmt, o + off);
+    }
+  });
 }
 
 // Dequantize counterpart: modes 0 exact int, 1 exact float (f64 e); 2 int, 3 float:
@@ -923,31 +922,26 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, nullptr, eb, mode,
                   [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b, bool) {
-                    for (std::size_t gi = 0; gi < groups; ++gi) {
-                      for (std::size_t r = 0; r < rows; ++r) {
-                        const std::size_t o = gi * gstride + r * L + c0;
-                        DequantLanes(c + o, n, e, b, g, mode, fmt, out + o);
-                      }
-                    }
+                    ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+                      DequantLanes(c + r0 + c0, n, e, b, g, mode, fmt, out + r0 + c0);
+                    });
                   });
     return;
   }
-  for (std::size_t gi = 0; gi < groups; ++gi) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      const std::int32_t* cr = c + gi * gstride + r * L;
-      float* o = out + gi * gstride + r * L;
-      switch (mode) {
-        case 2: DequantScaledRow<false>(cr, L, bw, eb, g, fmt, o); continue;
-        case 3: DequantScaledRow<true>(cr, L, bw, eb, g, fmt, o); continue;
-        default: break;
-      }
-      for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
-        const std::size_t cnt = L - off < bw ? L - off : bw;
-        if (mode == 0) DequantExactIntImpl(cr + off, cnt, ee[s], o + off);
-        else DequantExactFloatImpl(cr + off, cnt, ee[s], fmt, o + off);
-      }
+  ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+    const std::int32_t* cr = c + r0;
+    float* o = out + r0;
+    switch (mode) {
+      case 2: return DequantScaledRow<false>(cr, L, bw, eb, g, fmt, o);
+      case 3: return DequantScaledRow<true>(cr, L, bw, eb, g, fmt, o);
+      default: break;
     }
-  }
+    for (std::size_t off = 0, s = 0; off < L; off += bw, ++s) {
+      const std::size_t cnt = L - off < bw ? L - off : bw;
+      if (mode == 0) DequantExactIntImpl(cr + off, cnt, ee[s], o + off);
+      else DequantExactFloatImpl(cr + off, cnt, ee[s], fmt, o + off);
+    }
+  });
 }
 
 HWY_NOINLINE std::int64_t TargetImpl() { return HWY_TARGET; }
