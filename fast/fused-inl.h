@@ -233,12 +233,13 @@ HWY_INLINE void RedoCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv
   }
 }
 
-// Vectors 0 .. nvec - 1 of x, vector v in block v >> lg (whole blocks of 2^lg vectors from x),
-// every block with an f32 1/e: four vectors per iteration and one branch for the four, so that the
-// loop is the arithmetic of FastCodesNear plus a broadcast load per vector. pf: where to prefetch
-// the data that follows x (see QuantizeCodesT).
+// Vectors of x in groups of four, as many as fit in nvec (returned), vector v in block v >> lg
+// (whole blocks of 2^lg vectors from x), every block with an f32 1/e: one branch for the four,
+// so that the loop is the arithmetic of FastCodesNear plus a broadcast load per vector; the
+// caller's vector loop takes the rest. pf: where to prefetch the data that follows x (see
+// QuantizeCodesT).
 template <bool kFloat, bool kClamp, class DF>
-HWY_INLINE void QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::size_t nvec, unsigned lg,
+HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::size_t nvec, unsigned lg,
                                      const float* HWY_RESTRICT pf, const float* HWY_RESTRICT inv,
                                      const double* HWY_RESTRICT e, const CodeSpec& c, const FastConsts<DF>& k,
                                      std::uint8_t* HWY_RESTRICT codes) {
@@ -272,16 +273,7 @@ HWY_INLINE void QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::si
     }
     for (std::size_t t = 0; t < G; ++t) StoreCodeBytes(di, q[t], codes + (v + t) * N);
   }
-  for (; v < nvec; ++v) {
-    if ((v * kN) % 16 == 0) hwy::Prefetch(pf + v * N);
-    hn::Vec<decltype(di)> q;
-    const auto near = FastCodesNear<kFloat, kClamp, true>(df, hn::LoadU(df, x + v * N), hn::Set(df, inv[v >> lg]), k, &q);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) {
-      redo(v);
-    } else {
-      StoreCodeBytes(di, q, codes + v * N);
-    }
-  }
+  return v;
 }
 
 template <bool kFloat, bool kClamp>
@@ -302,13 +294,13 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   const float* pf = x + len;
   std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
   if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
-    // The usual unit: whole blocks from its first column, 2^lg vectors each.
-    const std::size_t nfull = len / bw;
-    QuantizeWholeVectors<kFloat, kClamp>(df, x, nfull * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)),
-                                         pf, inv, e, c, k, codes);
-    i = nfull * bw;
-    b = nfull;
-    left = vpb;
+    // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
+    // what is left (under four vectors, and a partial last block).
+    const std::size_t done = QuantizeWholeVectors<kFloat, kClamp>(
+        df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes);
+    i = done * N;
+    b = done / vpb;
+    left = vpb - done % vpb;
     if (i == len) return;
   }
   auto vinv = hn::Set(df, inv[b]);
