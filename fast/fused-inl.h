@@ -53,8 +53,9 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
   const hn::Rebind<std::int32_t, decltype(dd)> di32;
   const std::size_t N = hn::Lanes(dd);
   const auto vwg = hn::Set(dd, s.wg), vmax = hn::Set(dd, s.max), vg = hn::Set(dd, s.g);
-  const auto vmin_normal = hn::Set(dd, std::ldexp(1.0, s.emin));
+  const auto vmin_normal = hn::Set(dd, scalar::pow2(s.emin));
   const auto lo_e = hn::Set(dd, 0x1p-100), hi_e = hn::Set(dd, 0x1p100);
+  const auto vtwo_m = hn::Set(dd, scalar::pow2(s.m));
 #if HWY_NATIVE_FMA
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
@@ -96,7 +97,7 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
       // included (as MiniMagCode).
       const auto two52 = hn::Set(dd, 4503599627370496.0);
       const auto ebf = hn::Sub(hn::BitCast(dd, hn::Or(eb, hn::BitCast(du, two52))), two52);
-      code = hn::Add(hn::Mul(hn::Sub(ebf, hn::Set(dd, 1023.0 + s.emin)), hn::Set(dd, std::ldexp(1.0, s.m))), n);
+      code = hn::Add(hn::Mul(hn::Sub(ebf, hn::Set(dd, 1023.0 + s.emin)), vtwo_m), n);
     }
     hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, code)), du32, bdst);
     const auto ev = hn::Mul(c, vg);
@@ -138,8 +139,12 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
   const std::size_t N = hn::Lanes(di);
   const auto mask = hn::Set(di, 0x7FFFFFFF);
   auto fold = [&](const float* b, std::size_t n) {  // n: a multiple of N
+    hwy::Prefetch(b + kReadAhead);
     auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
-    for (std::size_t i = N; i < n; i += N) m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
+    for (std::size_t i = N; i < n; i += N) {
+      hwy::Prefetch(b + i + kReadAhead);
+      m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
+    }
     return m0;
   };
   const std::size_t nfull = len / bw;

@@ -30,6 +30,7 @@
 #include "fast/codes_f32-inl.h"
 #include "fast/fused.h"
 #include "fast/simd_common-inl.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #ifndef QSCHEME_MUTANT
@@ -79,6 +80,8 @@ HWY_NOINLINE std::uint32_t MaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size
   auto m0 = hn::Zero(di), m1 = hn::Zero(di);
   std::size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
+    hwy::Prefetch(x + i + kReadAhead);  // one per 64-byte line (16 floats)
+    if (2 * N > 16) hwy::Prefetch(x + i + 16 + kReadAhead);
     m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask));
     m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::LoadU(df, x + i + N)), mask));
   }

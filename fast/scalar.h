@@ -4,6 +4,7 @@
 // Header-only; used by fast.cc for per-block work and by tests/fast_kernels_test.cpp.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,10 @@ inline constexpr MiniInfo kMini[3] = {
     {2, -14, 57344.0, 0x80, 0x7C, 0x7B},
     {1, 0, 6.0, 0x08, 0, 0x7},
 };
+
+// 2^e for a normal f64 exponent (-1022 <= e <= 1023), built from its bits: unlike std::ldexp it is
+// not a libm call, which a compiler cannot hoist out of a vector loop (it may set errno).
+constexpr double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(1023 + e) << 52); }
 
 inline std::uint32_t f32_bits(float f) {
   std::uint32_t u;
