@@ -73,7 +73,8 @@ struct FastConsts {
   hn::Vec<DF> flo, fhi;                      // integers: the range
   hn::Vec<DF> near_int;                      // |r - round(r)| above this: near a boundary (redos)
   hn::Vec<DF> vmax, min_normal;              // minifloats: largest value, 2^emin
-  hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // 254 + m
+  hn::Vec<DF> m_code, m_byte;                // the fixed-point constants of FastCodesNear
+  hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // (254 + m) << 23
   hn::Vec<DI> code_bias, sign;               // -((127 + emin) << m) - 0x4340; the code's sign bit
   int m = 0, sign_shift = 24;
   FastConsts(DF df, const CodeSpec& c) {
@@ -84,7 +85,11 @@ struct FastConsts {
     const MiniParams mp = Mini(c.fmt < 0 ? 0 : c.fmt);
     vmax = hn::Set(df, static_cast<float>(mp.vmax));
     min_normal = hn::BitCast(df, hn::Set(di, (127 + mp.emin) << 23));
-    pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m));
+    m_code = hn::BitCast(df, hn::Set(di, 0x43408002));  // 192 + 32770 * 2^-16
+    // The same in [2^7, 2^8) with the low byte of its pattern >> 16 equal to (127 + emin) << m
+    // negated mod 2^8: the code's low byte without the bias (see FastCodesNear). 0x38, 0x3C or 0x02.
+    m_byte = hn::BitCast(df, hn::Set(di, 0x43008002 | ((-((127 + mp.emin) << mp.m) & 0xFF) << 16)));
+    pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m) << 23);
     code_bias = hn::Set(di, -((127 + mp.emin) << mp.m) - 0x4340);
     sign = hn::Set(di, mp.sign);
     m = mp.m;
@@ -99,7 +104,7 @@ struct FastConsts {
 // v + M to a multiple of the binade's ulp (ties to even, M's last bit being even), so the pattern
 // of the sum, minus M's, is round_half_even(v / ulp): the code in its high bits and the distance
 // to the rounding boundary in its low bits, one add for both.
-template <bool kFloat, bool kClamp, bool kLowByte = false, class DF>
+template <bool kFloat, bool kClamp, bool kLowByte = false, int kFmt = -1, class DF>
 HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
                                       hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -130,32 +135,42 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
 #endif
   } else {
     const auto y = hn::Min(hn::Abs(r), k.vmax);
-    // E + 127 from the exponent field of max(y, 2^emin); 2^(m - E) has biased exponent (254 + m) - that.
-    const auto eb = hn::ShiftRight<23>(hn::BitCast(du, hn::Max(y, k.min_normal)));
-    const auto p = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.pbias, eb)));
-    const auto t = hn::Mul(y, p);  // <= 2^(m+1) <= 16
+    // em = (E + 127) << 23, the exponent field of max(y, 2^emin); 2^(m - E) has the field
+    // ((254 + m) << 23) - em, and (E + 127) << m is em >> (23 - m).
+    const auto em = hn::And(hn::BitCast(du, hn::Max(y, k.min_normal)), hn::Set(du, 0x7F800000u));
+    const auto t = hn::Mul(y, hn::BitCast(df, hn::Sub(k.pbias, em)));  // <= 2^(m+1) <= 16
     // n = round_half_even(t) and the flag in fixed point, as for integers: s = t + M with
     // M = 192 + 32770 * 2^-16 lies in [2^7, 2^8), where the f32 ulp is 2^-16, and its pattern is
     // 0x43400000 + g with g = round_half_even(t * 2^16) + 32770 (M's last bit is even); then
     // n = g >> 16 = (pattern >> 16) - 0x4340 unless the low 16 bits of g are 0..3, i.e. unless t
     // lies within [b - 2.5 * 2^-16, b + 1.5 * 2^-16] of a half-integer b: those lanes are flagged.
-    const auto s = hn::BitCast(di, hn::Add(t, hn::Set(df, 192.500030517578125f)));
-    // (E - emin) << m + n = (eb << m) - ((127 + emin) << m) - 0x4340 + (pattern >> 16); the sign
-    // bit of x on top.
-    const auto sbit = hn::And(hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift)), k.sign);
-    const auto code = hn::Add(hn::Add(hn::ShiftLeftSame(hn::BitCast(di, eb), k.m), k.code_bias),
-                              hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, s))));
-    *out = hn::Or(code, sbit);
+    // kLowByte: M = 128 + B + 32770 * 2^-16 (m_byte; t + M < 2^8 still) instead, whose
+    // pattern >> 16 is 0x4300 + B, B = -((127 + emin) << m) mod 2^8: the low byte of
+    // ((E + 127) << m) + (pattern >> 16) is then (E - emin) << m + n with no bias to subtract.
+    const auto s = hn::BitCast(di, hn::Add(t, kLowByte ? k.m_byte : k.m_code));
+    // (E - emin) << m + n = ((E + 127) << m) - ((127 + emin) << m) - 0x4340 + (pattern >> 16); the
+    // sign bit of x on top (bit 7 or 3 of a magnitude below it).
+    hn::Vec<decltype(di)> code, sbit;
+    if constexpr (kFmt >= 0) {
+      constexpr int kM = scalar::kMini[kFmt].m;
+      code = hn::Add(hn::BitCast(di, hn::ShiftRight<23 - kM>(em)), hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, s))));
+      sbit = hn::BitCast(di, hn::ShiftRight<scalar::kMini[kFmt].sign == 0x80 ? 24 : 28>(hn::BitCast(du, x)));
+    } else {
+      code = hn::Add(hn::BitCast(di, hn::ShiftRightSame(em, 23 - k.m)), hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, s))));
+      sbit = hn::BitCast(di, hn::ShiftRightSame(hn::BitCast(du, x), k.sign_shift));
+    }
+    if constexpr (!kLowByte) code = hn::Add(code, k.code_bias);
+    *out = hn::OrAnd(code, sbit, k.sign);
     return hn::RebindMask(df, NoBitSet(di, s, 0xFFFC));
   }
 }
 
 // FastCodesNear for one vector: false, leaving *out unset, when a lane is near a boundary.
-template <bool kFloat, bool kClamp, class DF>
+template <bool kFloat, bool kClamp, int kFmt = -1, class DF>
 HWY_INLINE bool FastCodes(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k,
                           hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   hn::Vec<hn::Rebind<std::int32_t, DF>> q;
-  const auto near = FastCodesNear<kFloat, kClamp>(df, x, vinv, k, &q);
+  const auto near = FastCodesNear<kFloat, kClamp, false, kFmt>(df, x, vinv, k, &q);
   if (HWY_UNLIKELY(!hn::AllFalse(df, near))) return false;
   *out = q;
   return true;

@@ -243,7 +243,7 @@ HWY_INLINE void RedoCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv
 // so that the loop is the arithmetic of FastCodesNear plus a broadcast load per vector; the
 // caller's vector loop takes the rest. pf: where to prefetch the data that follows x (see
 // QuantizeCodesT).
-template <bool kFloat, bool kClamp, class DF>
+template <bool kFloat, bool kClamp, int kFmt, class DF>
 HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::size_t nvec, unsigned lg,
                                      const float* HWY_RESTRICT pf, const float* HWY_RESTRICT inv,
                                      const double* HWY_RESTRICT e, const CodeSpec& c, const FastConsts<DF>& k,
@@ -262,7 +262,7 @@ HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, 
     for (std::size_t t = 0; t < G; ++t) {
       // One prefetch per 64-byte line (16 floats).
       if (G * kN >= 16 ? (t * kN) % 16 == 0 : ((v + t) * kN) % 16 == 0) hwy::Prefetch(pf + (v + t) * N);
-      near[t] = FastCodesNear<kFloat, kClamp, true>(df, hn::LoadU(df, x + (v + t) * N), hn::Set(df, inv[(v + t) >> lg]),
+      near[t] = FastCodesNear<kFloat, kClamp, true, kFmt>(df, hn::LoadU(df, x + (v + t) * N), hn::Set(df, inv[(v + t) >> lg]),
                                                     k, &q[t]);
     }
     const auto any = hn::Or(hn::Or(near[0], near[1]), hn::Or(near[2], near[3]));
@@ -281,7 +281,8 @@ HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, 
   return v;
 }
 
-template <bool kFloat, bool kClamp>
+// kFmt: the minifloat format (fmt) as a constant, or -1 for integers.
+template <bool kFloat, bool kClamp, int kFmt = -1>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
                                const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
@@ -301,7 +302,7 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
     // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
     // what is left (under four vectors, and a partial last block).
-    const std::size_t done = QuantizeWholeVectors<kFloat, kClamp>(
+    const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(
         df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes);
     i = done * N;
     b = done / vpb;
@@ -318,7 +319,7 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
     --left;
     if (HWY_UNLIKELY(any_far) && std::isnan(inv[b])) return ExactCodesAt(df, src, e[b], c, dst);
     hn::Vec<decltype(di)> q;
-    const bool fast_ok = FastCodes<kFloat, kClamp>(df, hn::LoadU(df, src), vinv, k, &q);
+    const bool fast_ok = FastCodes<kFloat, kClamp, kFmt>(df, hn::LoadU(df, src), vinv, k, &q);
     if (HWY_UNLIKELY(!fast_ok)) return RedoCodesAt<kFloat>(df, src, vinv, e[b], c, k, dst);
     StoreCodeBytes(di, q, dst);
   };
@@ -339,8 +340,12 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
 HWY_NOINLINE void QuantizeCodesImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                     const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
                                     const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
-  if (c.fmt >= 0) {
-    QuantizeCodesT<true, true>(x, len, start, bw, inv, e, any_far, c, codes);
+  if (c.fmt == scalar::kE4M3) {
+    QuantizeCodesT<true, true, scalar::kE4M3>(x, len, start, bw, inv, e, any_far, c, codes);
+  } else if (c.fmt == scalar::kE5M2) {
+    QuantizeCodesT<true, true, scalar::kE5M2>(x, len, start, bw, inv, e, any_far, c, codes);
+  } else if (c.fmt == scalar::kE2M1) {
+    QuantizeCodesT<true, true, scalar::kE2M1>(x, len, start, bw, inv, e, any_far, c, codes);
   } else if (c.clamp || c.lo != -c.hi) {
     QuantizeCodesT<false, true>(x, len, start, bw, inv, e, any_far, c, codes);
   } else {
