@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "fast/bytes_plan.hpp"
@@ -57,18 +58,20 @@ Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::
 }
 
 // Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
+// Left uninitialised (every entry is written before it is read): zeroing them cost as much as a
+// small tensor's quantization.
 struct Scratch {
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint32_t> amax, bits;
-  std::vector<double> e;
-  std::vector<float> inv;
+  std::unique_ptr<std::uint8_t[]> codes;
+  std::unique_ptr<std::uint32_t[]> amax, bits;
+  std::unique_ptr<double[]> e;
+  std::unique_ptr<float[]> inv;
   explicit Scratch(const detail::BytesPlan& p) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
-    codes.resize(16 * p.chunk);
-    amax.resize(nbc);
-    bits.resize(nbc);
-    e.resize(nbc);
-    inv.resize(nbc);
+    codes.reset(new std::uint8_t[16 * p.chunk]);
+    amax.reset(new std::uint32_t[nbc]);
+    bits.reset(new std::uint32_t[nbc]);
+    e.reset(new double[nbc]);
+    inv.reset(new float[nbc]);
   }
 };
 
@@ -98,22 +101,22 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   // more than its own block (two levels, one scale for the tensor), or blocks span units.
   const bool uniform = p.bw == 0;
   const bool prepass = policy == OutputPolicy::untouched_on_error || p.two || uniform || p.bw > p.chunk;
-  std::vector<std::uint32_t> amax;
+  // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
+  // would be 4 MiB of stores), and each row's maximum.
+  std::unique_ptr<std::uint32_t[]> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
   if (prepass) {
-    amax.assign(uniform ? p.rows : l.scales, 0u);
+    std::vector<std::uint32_t> row_max(p.rows);
+    if (!uniform) amax.reset(new std::uint32_t[l.scales]);
     detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
       for (std::uint64_t r = rb; r < re; ++r) {
-        if (uniform) {
-          amax[r] = kernels::MaxAbsBits(x + r * p.L, p.L);
-        } else {
-          kernels::BlockMaxAbsBits(x + r * p.L, p.L, p.bw, &amax[r * p.nbr]);
-        }
+        row_max[r] = uniform ? kernels::MaxAbsBits(x + r * p.L, p.L)
+                             : kernels::BlockMaxAbsBits(x + r * p.L, p.L, p.bw, &amax[r * p.nbr]);
       }
     });
     std::uint32_t top = 0;
-    for (std::uint32_t a : amax) top = std::max(top, a);
+    for (std::uint32_t a : row_max) top = std::max(top, a);
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
     if (p.two) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
@@ -143,7 +146,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
         // A native store takes the code bytes as they are: write them in place.
-        std::uint8_t* codes = native ? out + un.value_offset : s.codes.data() + i * p.chunk;
+        std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
           kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), p.code, codes);
@@ -158,20 +161,20 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           a = &amax[r * p.nbr + kb];
           for (std::uint64_t k = 0; symmetric && k < nbc; ++k) top = std::max(top, a[k]);
         } else {
-          top = kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.data());
+          top = kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.get());
           if (top >= 0x7F800000u) {
             failed = true;
             return;
           }
-          a = s.amax.data();
+          a = s.amax.get();
         }
-        const bool any_far = kernels::ScalesFromMax(a, nbc, spec, s.bits.data(), s.e.data(), s.inv.data());
+        const bool any_far = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get());
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
         if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-        if (k0 < nbc) store_scales(s.bits.data() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.data(), s.e.data(), any_far, cs, codes);
+        if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
+        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), any_far, cs, codes);
       }
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;
