@@ -288,6 +288,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                             std::uint64_t b, std::uint64_t bw) {
         if (anomaly.load(std::memory_order_relaxed)) return;
         const std::uint64_t ns = (len + bw - 1) / bw;
+        int lo = vi.lo;
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
         // Per-thread scratch (one piece's segments), reused across pieces.
         thread_local std::vector<double> ee;
@@ -308,7 +309,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           const kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
           ee.resize(ns);
           inv.resize(ns);
-          kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data());
+          const kernels::ScaleFacts facts = kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data());
+          if (!vi.is_float) lo = kernels::CodesLo(lo, vi.hi, facts);
         }
         for (std::uint64_t k = 0; burn && k < ns; ++k) {
           if (bm[k] >= 0x7F800000u) {
@@ -328,10 +330,10 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
         kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, lo, vi.hi, fmt, codes + off);
 #else
         kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, vi.lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, lo, vi.hi, fmt, codes + off);
 #endif
       });
       if (!anomaly.load()) return {};
@@ -437,6 +439,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // Stored bits and effective scales. Calibrated minmax under the exact profile: all blocks at
   // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
   const bool vector_scales = !given && !burn && !absmean;
+  int lo = vi.lo;
   std::vector<double> ee;
   std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
   if (vector_scales) {
@@ -444,7 +447,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     const kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
     ee.resize(nb);
     ei.resize(nb);
-    kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data());
+    const kernels::ScaleFacts facts = kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data());
+    if (!vi.is_float) lo = kernels::CodesLo(lo, vi.hi, facts);
   } else {
     for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
   }
@@ -487,11 +491,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, vi.lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride);
 #endif
   });

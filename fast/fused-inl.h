@@ -43,9 +43,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
-HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
-                                    std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
-                                    float* HWY_RESTRICT inv) {
+HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+                                          std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
+                                          float* HWY_RESTRICT inv) {
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;
@@ -60,6 +60,7 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
   auto any_far = hn::Lt(hn::Zero(dd), hn::Zero(dd));  // none yet
+  auto any_tight = any_far;
   // valid: lanes that are blocks (the padded tail has fewer; a padding lane may well be far, as a
   // zero maximum is on ue8m0's grid 2^-127).
   auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::size_t valid) {
@@ -100,6 +101,9 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
       code = hn::Add(hn::Mul(hn::Sub(ebf, hn::Set(dd, 1023.0 + s.emin)), vtwo_m), n);
     }
     hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, code)), du32, bdst);
+    // Not tight when c > q = RN(2a / wg): then c > 2a / wg exactly (c is an f64 value, and a
+    // quotient at or above c would round to at least c).
+    any_tight = hn::Or(any_tight, hn::And(hn::FirstN(dd, valid), hn::AndNot(hn::Gt(c, q), hn::Gt(a2, hn::Zero(dd)))));
     const auto ev = hn::Mul(c, vg);
     hn::StoreU(ev, dd, edst);
     // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
@@ -124,7 +128,11 @@ HWY_NOINLINE bool ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std:
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
   }
-  return !hn::AllFalse(dd, any_far);
+#if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
+  return {!hn::AllFalse(dd, any_far), false};
+#else
+  return {!hn::AllFalse(dd, any_far), !hn::AllFalse(dd, any_tight)};
+#endif
 }
 
 // ---------------------------------------------------------------------------- calibration

@@ -31,8 +31,8 @@ HWY_EXPORT(FusedLanesImpl);
 std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
   return QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
 }
-bool ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
-                   float* inv) {
+ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+                         float* inv) {
   return QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv);
 }
 void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,

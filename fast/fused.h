@@ -36,9 +36,21 @@ inline float InvF32(double e) {
   return 1.0f / static_cast<float>(e);
 }
 
-// Returns whether some inv[k] is NaN.
-bool ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
-                   float* inv);
+// What ScalesFromMax found besides the scales, for the codes that follow.
+struct ScaleFacts {
+  bool any_far = false;  // some inv[k] is NaN
+  // Some block with a > 0 may have c * wg <= 2a, i.e. e <= 2a / W: its largest |x| may divide to
+  // W/2 = hi + 1/2 or beyond. When no block is tight, every |x/e| < W/2, so an asymmetric kind's
+  // codes never reach lo = -(hi + 1): they may be clamped at -hi (no lane then sits next to
+  // lo + 1/2, where a calibrated block's negative maximum otherwise lands). Conservative: true
+  // also when the rounded quotient 2a / wg equals c but the exact one is below it.
+  bool any_tight = false;
+};
+// The lower clamp of an integer kind's codes [lo, hi] under calibrated scales with these facts.
+inline int CodesLo(int lo, int hi, const ScaleFacts& f) { return lo == -hi - 1 && !f.any_tight ? -hi : lo; }
+
+ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
+                         float* inv);
 
 // amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one possibly
 // partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity. Returns the

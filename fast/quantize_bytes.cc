@@ -106,6 +106,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   std::unique_ptr<std::uint32_t[]> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
+  kernels::ScaleFacts uniform_facts{false, true};
   if (prepass) {
     std::vector<std::uint32_t> row_max(p.rows);
     if (!uniform) amax.reset(new std::uint32_t[l.scales]);
@@ -129,7 +130,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     }
     if (uniform) {
       std::uint32_t b;
-      kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
+      uniform_facts = kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
       put_le(scales_out, b, p.sbytes);
     }
   }
@@ -149,7 +150,9 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
-          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), p.code, codes);
+          kernels::CodeSpec cs = p.code;
+          if (cs.fmt < 0) cs.lo = kernels::CodesLo(cs.lo, cs.hi, uniform_facts);
+          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), cs, codes);
           continue;
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
@@ -168,13 +171,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           }
           a = s.amax.get();
         }
-        const bool any_far = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get());
+        const kernels::ScaleFacts facts = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get());
+        if (cs.fmt < 0) cs.lo = kernels::CodesLo(cs.lo, cs.hi, facts);
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
         if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), any_far, cs, codes);
+        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
       }
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;

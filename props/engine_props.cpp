@@ -254,6 +254,54 @@ RC_BOOST_PROP(exact_integer_ties_round_to_even_at_any_scale, ()) {
   }
 }
 
+// A calibrated scale e >= 2 max|x| / W puts every x/e at or above lo + 1/2, and exactly there
+// only when e = 2a / W and x = -a: that tie must round to lo (even), while the fast engine clamps
+// the other blocks' codes at lo + 1 (ScaleFacts::any_tight). Blocks (or the whole tensor) whose
+// minimum is -a with 2a / W a power of two on the scale grid, one level and two.
+RC_BOOST_PROP(a_calibrated_block_minimum_on_the_lowest_tie_takes_the_lowest_code, ()) {
+  Scheme s;
+  s.value = *rc::gen::element(Value::q8f, Value::q4f, Value::q2f);
+  const ValueInfo& vi = info(s.value);
+  const double W = vi.hi - vi.lo;
+  const int how = *rc::gen::element(0, 1, 2);  // per tensor, blocks, blocks under a global
+  // Two levels: block dtypes whose max Dmax leaves g = 2a / (W Dmax) a normal f32.
+  const ScaleDtype bd = how == 2 ? *rc::gen::element(ScaleDtype::f16, ScaleDtype::ue4m3)
+                                 : *rc::gen::element(ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16,
+                                                     ScaleDtype::ue8m0, ScaleDtype::ue4m3);
+  const std::uint64_t bw = *rc::gen::element<std::uint64_t>(4, 8, 16, 32);
+  if (how == 0) s.tensor = bd == ScaleDtype::ue4m3 ? ScaleDtype::f32 : bd;
+  if (how >= 1) s.block = BlockLevel{BlockSize::of({bw}), bd};
+  if (how == 2) s.tensor = ScaleDtype::f32;
+  const std::uint64_t L = bw * *rc::gen::inRange<std::uint64_t>(1, 5), rows = *rc::gen::inRange<std::uint64_t>(1, 4);
+  const std::vector<std::uint64_t> shape{rows, L};
+  // The tight block gets the largest |x| (so that, with two levels, g = 2a / (W Dmax) is the power
+  // of two 2^k and the block scale Dmax); the other values lie below it.
+  const double Dmax = how == 2 ? (bd == ScaleDtype::f16 ? 65504.0 : 448.0) : 1.0;
+  // a in [2^-3, 2^7), so that one level's scale 2a / W = 2^k >= 2^-9 is on every grid.
+  const int k = *rc::gen::inRange(-3, 7) - std::ilogb(W * Dmax / 2);
+  const float a = static_cast<float>(std::ldexp(W * Dmax / 2, k));  // exact: <= 8 + 11 significant bits
+  std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(rows * L);
+  for (float& v : x) v = u(rng) * a * 0.9f;
+  const std::uint64_t tb = *rc::gen::inRange<std::uint64_t>(0, rows * (L / bw));  // the tight block
+  const std::uint64_t at = (tb / (L / bw)) * L + (tb % (L / bw)) * bw + *rc::gen::inRange<std::uint64_t>(0, bw);
+  x[at] = -a;
+  RC_TAG(how);
+  const auto r = reference::quantize(s, shape, x, {});
+  RC_PRE(r.ok());
+  RC_ASSERT(r->codes[at] == vi.lo);
+  const auto f = fast::quantize(s, shape, x, {});
+  RC_ASSERT(f.ok());
+  RC_ASSERT(f->codes == r->codes);
+  const Layout l = make_layout(s, shape).value();
+  std::vector<std::uint8_t> out(l.total_bytes);
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    RC_ASSERT(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, out.data(), out.size(), pol).ok());
+    RC_ASSERT(out == reference::encode(*r).value());
+  }
+}
+
 RC_BOOST_PROP(two_level_near_ties_follow_the_exact_product_s_times_g, ()) {
   // With two levels e = s_j * g has up to 35 significant bits and is no f32 value. Values next to
   // a rounding boundary B * e (an integer's half, or a midpoint of the e4m3 grid) must be decided

@@ -259,7 +259,11 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
   using qscheme::ScaleDtype;
   std::mt19937 rng(7);
   std::vector<std::uint32_t> amax;
-  for (std::uint32_t b : {0u, 1u, 2u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F000000u, 0x33800000u}) amax.push_back(b);
+  // 127.5 and 7.5: 2a / W is exactly 1 for W = 255 and 15 (a tight f32 scale at g = 1).
+  for (std::uint32_t b : {0u, 1u, 2u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F000000u, 0x33800000u,
+                          0x42FF0000u, 0x40F00000u}) {
+    amax.push_back(b);
+  }
   for (int i = 0; i < 4000; ++i) amax.push_back(rng() % 0x7F800000u);
   for (int i = 0; i < 2000; ++i) amax.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
@@ -272,8 +276,15 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           std::vector<std::uint32_t> bits(amax.size());
           std::vector<double> e(amax.size());
           std::vector<float> inv(amax.size());
-          const bool any_far = fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data());
-          bool want_far = false;
+          const fast::kernels::ScaleFacts facts =
+              fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data());
+          // Tight, as documented: a > 0 and c not above RN(2a / (W g)) (the division is exact
+          // but for its one rounding: 2a and W g are exact).
+          auto tight = [&](std::uint32_t am) {
+            const double a = FromBits(am);
+            return a > 0 && !(qscheme::fast::detail::grid_round_up(2.0 * a / (W * g), grid) > 2.0 * a / (W * g));
+          };
+          bool want_far = false, want_tight = false;
           std::size_t bad = 0;
           for (std::size_t k = 0; k < amax.size(); ++k) {
             const double a = FromBits(amax[k]);
@@ -282,6 +293,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             const double we = c * g;
             const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
             want_far = want_far || far;
+            want_tight = want_tight || tight(amax[k]);
             const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
             const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
             if (bits[k] != wb || e[k] != we || !inv_ok) {
@@ -293,14 +305,17 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             }
           }
           BOOST_TEST(bad == 0u);
-          BOOST_TEST(any_far == want_far);
-          // Each maximum alone: the result names exactly the calls with an out-of-range scale.
-          for (std::size_t k = 0; k < amax.size(); k += 97) {
+          BOOST_TEST(facts.any_far == want_far);
+          BOOST_TEST(facts.any_tight == want_tight);
+          // Each maximum alone: the result names exactly the calls with an out-of-range scale, and
+          // with a tight one (the first ones of amax are exact quotients or saturate).
+          for (std::size_t k = 0; k < amax.size(); k += (k < 16 ? 1 : 97)) {
             std::uint32_t b1;
             double e1;
             float i1;
-            const bool far1 = fast::kernels::ScalesFromMax(&amax[k], 1, sp, &b1, &e1, &i1);
-            BOOST_TEST(far1 == std::isnan(i1));
+            const fast::kernels::ScaleFacts f1 = fast::kernels::ScalesFromMax(&amax[k], 1, sp, &b1, &e1, &i1);
+            BOOST_TEST(f1.any_far == std::isnan(i1));
+            BOOST_TEST(f1.any_tight == tight(amax[k]));
           }
         }
       }
