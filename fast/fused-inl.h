@@ -160,17 +160,14 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
   auto all = hn::Zero(di);  // the maximum over every block, returned
   std::size_t k = 0;
   for (; k + N <= nfull; k += N) {
-    for (std::size_t j = 0; j < N; ++j) {
-      const auto m = fold(x + (k + j) * bw, bw);
-      all = hn::Max(all, m);
-      hn::Store(m, di, tmp + j * N);
-    }
+    for (std::size_t j = 0; j < N; ++j) hn::Store(fold(x + (k + j) * bw, bw), di, tmp + j * N);
     for (std::size_t cnt = N; cnt > 1; cnt /= 2) {
       for (std::size_t j = 0; j < cnt / 2; ++j) {
         const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
         hn::Store(hn::Max(hn::ConcatEven(di, b, a), hn::ConcatOdd(di, b, a)), di, tmp + j * N);
       }
     }
+    all = hn::Max(all, hn::Load(di, tmp));  // the N blocks' maxima: one Max for all of them
     std::memcpy(amax + k, tmp, N * sizeof(std::uint32_t));
   }
   for (; k < nfull; ++k) {
