@@ -45,7 +45,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
                                           std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
-                                          float* HWY_RESTRICT inv) {
+                                          float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight) {
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;
@@ -60,10 +60,12 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
   auto any_far = hn::Lt(hn::Zero(dd), hn::Zero(dd));  // none yet
-  auto any_tight = any_far;
+  std::size_t ntight = 0;
   // valid: lanes that are blocks (the padded tail has fewer; a padding lane may well be far, as a
   // zero maximum is on ue8m0's grid 2^-127).
-  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::size_t valid) {
+  const auto vW = hn::Set(dd, s.wg / s.g);  // W: wg = W * g is exact, so is the quotient
+  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::uint32_t* tdst,
+                 std::size_t valid) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     const auto a2 = hn::Add(a, a);
     // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
@@ -101,11 +103,12 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
       code = hn::Add(hn::Mul(hn::Sub(ebf, hn::Set(dd, 1023.0 + s.emin)), vtwo_m), n);
     }
     hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, code)), du32, bdst);
-    // Not tight when c > q = RN(2a / wg): then c > 2a / wg exactly (c is an f64 value, and a
-    // quotient at or above c would round to at least c).
-    any_tight = hn::Or(any_tight, hn::And(hn::FirstN(dd, valid), hn::AndNot(hn::Gt(c, q), hn::Gt(a2, hn::Zero(dd)))));
     const auto ev = hn::Mul(c, vg);
     hn::StoreU(ev, dd, edst);
+    // Tight: a > 0 and W e <= 2a, both sides exact (ScaleFacts).
+    const auto t = hn::AndNot(hn::Gt(hn::Mul(vW, ev), a2), hn::Gt(a2, hn::Zero(dd)));
+    ntight += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), t));
+    if (tdst) hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, hn::IfThenElseZero(t, hn::Set(dd, 1.0)))), du32, tdst);
     // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
     // e == 0 becomes +inf (1/inf = 0), a far e NaN.
     const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
@@ -116,22 +119,24 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
   std::size_t k = 0;
-  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k, N);
+  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, N);
   if (k < nb) {
     HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
     HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(double)];
+    HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(double)];
     std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(a, b, ev, iv, nb - k);
+    one(a, b, ev, iv, tv, nb - k);
+    if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
   }
 #if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
-  return {!hn::AllFalse(dd, any_far), false};
+  return {!hn::AllFalse(dd, any_far), 0};
 #else
-  return {!hn::AllFalse(dd, any_far), !hn::AllFalse(dd, any_tight)};
+  return {!hn::AllFalse(dd, any_far), ntight};
 #endif
 }
 

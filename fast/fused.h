@@ -39,18 +39,14 @@ inline float InvF32(double e) {
 // What ScalesFromMax found besides the scales, for the codes that follow.
 struct ScaleFacts {
   bool any_far = false;  // some inv[k] is NaN
-  // Some block with a > 0 may have c * wg <= 2a, i.e. e <= 2a / W: its largest |x| may divide to
-  // W/2 = hi + 1/2 or beyond. When no block is tight, every |x/e| < W/2, so an asymmetric kind's
-  // codes never reach lo = -(hi + 1): they may be clamped at -hi (no lane then sits next to
-  // lo + 1/2, where a calibrated block's negative maximum otherwise lands). Conservative: true
-  // also when the rounded quotient 2a / wg equals c but the exact one is below it.
-  bool any_tight = false;
+  // How many blocks are tight: a > 0 and W e <= 2a (W = wg / g; both sides exact, as W has at
+  // most 17 significant bits and e at most 35). Such a block's largest |x| may divide to W/2 or
+  // beyond, where an asymmetric integer kind needs its lowest code (lowest_code.hpp).
+  std::size_t tight = 0;
 };
-// The lower clamp of an integer kind's codes [lo, hi] under calibrated scales with these facts.
-inline int CodesLo(int lo, int hi, const ScaleFacts& f) { return lo == -hi - 1 && !f.any_tight ? -hi : lo; }
-
+// tight (optional): tight[k] = 1 for a tight block k, else 0.
 ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
-                         float* inv);
+                         float* inv, std::uint32_t* tight = nullptr);
 
 // amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one possibly
 // partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity. Returns the

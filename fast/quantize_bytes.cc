@@ -15,6 +15,7 @@
 #include "fast/fast.hpp"
 #include "fast/fused.h"
 #include "fast/kernels.h"
+#include "fast/lowest_code.hpp"
 #include "fast/parallel.hpp"
 #include "fast/scalar.h"
 
@@ -62,7 +63,7 @@ Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::
 // small tensor's quantization.
 struct Scratch {
   std::unique_ptr<std::uint8_t[]> codes;
-  std::unique_ptr<std::uint32_t[]> amax, bits;
+  std::unique_ptr<std::uint32_t[]> amax, bits, tight;
   std::unique_ptr<double[]> e;
   std::unique_ptr<float[]> inv;
   explicit Scratch(const detail::BytesPlan& p) {
@@ -70,6 +71,7 @@ struct Scratch {
     codes.reset(new std::uint8_t[16 * p.chunk]);
     amax.reset(new std::uint32_t[nbc]);
     bits.reset(new std::uint32_t[nbc]);
+    tight.reset(new std::uint32_t[nbc]);
     e.reset(new double[nbc]);
     inv.reset(new float[nbc]);
   }
@@ -106,7 +108,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   std::unique_ptr<std::uint32_t[]> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
-  kernels::ScaleFacts uniform_facts{false, true};
+  kernels::ScaleFacts uniform_facts;
   if (prepass) {
     std::vector<std::uint32_t> row_max(p.rows);
     if (!uniform) amax.reset(new std::uint32_t[l.scales]);
@@ -151,7 +153,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         rows[i] = codes;
         if (uniform) {
           kernels::CodeSpec cs = p.code;
-          if (cs.fmt < 0) cs.lo = kernels::CodesLo(cs.lo, cs.hi, uniform_facts);
+          // One scale: lo is only needed when it is tight (then the codes keep lo).
+          if (cs.fmt < 0 && detail::clamp_above_lowest(cs.lo, cs.hi, uniform_facts.tight, 1)) cs.lo = -cs.hi;
           kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), cs, codes);
           continue;
         }
@@ -171,14 +174,24 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           }
           a = s.amax.get();
         }
-        const kernels::ScaleFacts facts = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get());
-        if (cs.fmt < 0) cs.lo = kernels::CodesLo(cs.lo, cs.hi, facts);
+        const bool asym = cs.fmt < 0 && cs.lo == -cs.hi - 1;
+        const kernels::ScaleFacts facts = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
+                                                                 asym ? s.tight.get() : nullptr);
+        if (asym && detail::clamp_above_lowest(cs.lo, cs.hi, facts.tight, nbc)) cs.lo = -cs.hi;
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
         if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
         kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
+        for (std::uint64_t k = 0; cs.lo != p.code.lo && facts.tight > 0 && k < nbc; ++k) {
+          if (!s.tight[k]) continue;
+          // Block kb + k within this unit's columns [c0, c0 + len).
+          const std::uint64_t b0 = std::max((kb + k) * p.bw, un.c0) - un.c0;
+          const std::uint64_t b1 = std::min((kb + k + 1) * p.bw, un.c0 + un.len) - un.c0;
+          detail::put_lowest(detail::lowest_fix(a[k], s.e[k], p.W, p.code.lo), xr + b0, b1 - b0, p.code.lo,
+                             reinterpret_cast<std::int8_t*>(codes) + b0);
+        }
       }
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;

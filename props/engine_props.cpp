@@ -256,7 +256,7 @@ RC_BOOST_PROP(exact_integer_ties_round_to_even_at_any_scale, ()) {
 
 // A calibrated scale e >= 2 max|x| / W puts every x/e at or above lo + 1/2, and exactly there
 // only when e = 2a / W and x = -a: that tie must round to lo (even), while the fast engine clamps
-// the other blocks' codes at lo + 1 (ScaleFacts::any_tight). Blocks (or the whole tensor) whose
+// the other blocks' codes at lo + 1 (ScaleFacts::tight, lowest_code.hpp). Blocks (or the whole tensor) whose
 // minimum is -a with 2a / W a power of two on the scale grid, one level and two.
 RC_BOOST_PROP(a_calibrated_block_minimum_on_the_lowest_tie_takes_the_lowest_code, ()) {
   Scheme s;
@@ -272,7 +272,8 @@ RC_BOOST_PROP(a_calibrated_block_minimum_on_the_lowest_tie_takes_the_lowest_code
   if (how == 0) s.tensor = bd == ScaleDtype::ue4m3 ? ScaleDtype::f32 : bd;
   if (how >= 1) s.block = BlockLevel{BlockSize::of({bw}), bd};
   if (how == 2) s.tensor = ScaleDtype::f32;
-  const std::uint64_t L = bw * *rc::gen::inRange<std::uint64_t>(1, 5), rows = *rc::gen::inRange<std::uint64_t>(1, 4);
+  // Up to 40 blocks, so that one tight block is rare enough for the clamp at -hi (lowest_code.hpp).
+  const std::uint64_t L = bw * *rc::gen::inRange<std::uint64_t>(1, 11), rows = *rc::gen::inRange<std::uint64_t>(1, 5);
   const std::vector<std::uint64_t> shape{rows, L};
   // The tight block gets the largest |x| (so that, with two levels, g = 2a / (W Dmax) is the power
   // of two 2^k and the block scale Dmax); the other values lie below it.
