@@ -312,7 +312,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           const kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
           ee.resize(ns);
           inv.resize(ns);
-          tight.resize(ns);
+          if (asym) tight.resize(ns);
           const kernels::ScaleFacts facts =
               kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(), asym ? tight.data() : nullptr);
           if (asym && detail::clamp_above_lowest(vi.lo, vi.hi, facts.tight, ns)) {
