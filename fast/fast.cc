@@ -283,15 +283,14 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       const double W = static_cast<double>(vi.hi - vi.lo);
       const int fmt = vi.is_float ? fmt_of(scheme.value) : 0;
       const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
-      const bool asym = !vi.is_float && vi.lo == -vi.hi - 1;
+      const bool asym = detail::asymmetric(vi.lo, vi.hi);
       std::atomic<bool> anomaly{false};
       // Every row has blocks of its own here (outer block extents 1): runs are single rows.
       for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t, std::uint64_t, std::uint64_t,
                             std::uint64_t b, std::uint64_t bw) {
         if (anomaly.load(std::memory_order_relaxed)) return;
         const std::uint64_t ns = (len + bw - 1) / bw;
-        int lo = vi.lo;
-        bool fix_lowest = false;  // codes clamped at lo + 1, and a block may need lo (lowest_code.hpp)
+        detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
         // Per-thread scratch (one piece's segments), reused across pieces.
         thread_local std::vector<double> ee;
@@ -315,10 +314,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           if (asym) tight.resize(ns);
           const kernels::ScaleFacts facts =
               kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(), asym ? tight.data() : nullptr);
-          if (asym && detail::clamp_above_lowest(vi.lo, vi.hi, facts.tight, ns)) {
-            lo = -vi.hi;
-            fix_lowest = facts.tight > 0;
-          }
+          plan = detail::lowest_plan(vi.lo, vi.hi, facts.tight, ns);
         }
         for (std::uint64_t k = 0; burn && k < ns; ++k) {
           if (bm[k] >= 0x7F800000u) {
@@ -338,12 +334,12 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
         kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off);
 #else
         kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off);
 #endif
-        for (std::uint64_t k = 0; fix_lowest && k < ns; ++k) {
+        for (std::uint64_t k = 0; plan.put_back && k < ns; ++k) {
           if (tight[k]) {
             const std::uint64_t c0 = k * bw;
             detail::put_lowest(detail::lowest_fix(amax[k], ee[k], W, vi.lo), x + off + c0, std::min(bw, len - c0), vi.lo,
@@ -454,8 +450,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // Stored bits and effective scales. Calibrated minmax under the exact profile: all blocks at
   // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
   const bool vector_scales = !given && !burn && !absmean;
-  int lo = vi.lo;
-  bool fix_lowest = false;  // as in the one-pass path above
+  detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
   std::vector<std::uint32_t> tight;
   std::vector<double> ee;
   std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
@@ -464,14 +459,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     const kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
     ee.resize(nb);
     ei.resize(nb);
-    const bool asym = !vi.is_float && vi.lo == -vi.hi - 1;
+    const bool asym = detail::asymmetric(vi.lo, vi.hi);
     if (asym) tight.resize(nb);
     const kernels::ScaleFacts facts =
         kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(), asym ? tight.data() : nullptr);
-    if (asym && detail::clamp_above_lowest(vi.lo, vi.hi, facts.tight, nb)) {
-      lo = -vi.hi;
-      fix_lowest = facts.tight > 0;
-    }
+    plan = detail::lowest_plan(vi.lo, vi.hi, facts.tight, nb);
   } else {
     for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
   }
@@ -514,15 +506,15 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride);
 #endif
     // Segment k of each of the run's rows lies in block b + k.
-    for (std::uint64_t k = 0; fix_lowest && k * bw < len; ++k) {
+    for (std::uint64_t k = 0; plan.put_back && k * bw < len; ++k) {
       if (!tight[b + k]) continue;
       const std::uint64_t c0 = k * bw, n = std::min(bw, len - c0);
       const detail::LowestFix f = detail::lowest_fix(bmax[b + k], ee[b + k], W, vi.lo);

@@ -21,12 +21,22 @@
 
 namespace qscheme::fast::detail {
 
-// Whether an integer kind [lo, hi] under calibrated scales, `tight` of whose `nb` blocks are
-// tight, is quantized with codes clamped at -hi and put_lowest afterwards: an asymmetric kind,
-// unless more than one block in eight is tight. Then scanning those blocks again costs more than
-// the near-tie redo it spares (q2f with f32 scales: 2a / 3 is an f32 value for a third of all a).
-inline bool clamp_above_lowest(int lo, int hi, std::size_t tight, std::size_t nb) {
-  return lo == -hi - 1 && tight * 8 <= nb;
+// The asymmetric integer kinds. A minifloat's range is never of this form ([-vmax, vmax], or
+// [0, 2^bits - 1] for its patterns in the bytes path).
+inline bool asymmetric(int lo, int hi) { return lo == -hi - 1; }
+
+// How a kind [lo, hi] under calibrated scales, `tight` of whose `nb` blocks are tight, is
+// quantized: codes clamped at `lo`, then put_lowest in the tight blocks when `put_back`. An
+// asymmetric kind is clamped at -hi unless more than one block in eight is tight: scanning those
+// blocks again then costs more than the near-tie redo it spares (q2f with f32 scales: 2a / 3 is
+// an f32 value for a third of all a).
+struct LowestPlan {
+  int lo;
+  bool put_back;
+};
+inline LowestPlan lowest_plan(int lo, int hi, std::size_t tight, std::size_t nb) {
+  if (asymmetric(lo, hi) && tight * 8 <= nb) return {-hi, tight > 0};
+  return {lo, false};
 }
 
 // Where a tight block (max |x| bits amax, scale e) needs lo: the x with x/e < -W/2, and at

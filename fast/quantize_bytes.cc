@@ -154,7 +154,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         if (uniform) {
           kernels::CodeSpec cs = p.code;
           // One scale: lo is only needed when it is tight (then the codes keep lo).
-          if (cs.fmt < 0 && detail::clamp_above_lowest(cs.lo, cs.hi, uniform_facts.tight, 1)) cs.lo = -cs.hi;
+          cs.lo = detail::lowest_plan(cs.lo, cs.hi, uniform_facts.tight, 1).lo;
           kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), cs, codes);
           continue;
         }
@@ -174,17 +174,18 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           }
           a = s.amax.get();
         }
-        const bool asym = cs.fmt < 0 && cs.lo == -cs.hi - 1;
-        const kernels::ScaleFacts facts = kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                                                                 asym ? s.tight.get() : nullptr);
-        if (asym && detail::clamp_above_lowest(cs.lo, cs.hi, facts.tight, nbc)) cs.lo = -cs.hi;
+        const kernels::ScaleFacts facts =
+            kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
+                                   detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr);
+        const detail::LowestPlan plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
+        cs.lo = plan.lo;
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
         if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
         kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
-        for (std::uint64_t k = 0; cs.lo != p.code.lo && facts.tight > 0 && k < nbc; ++k) {
+        for (std::uint64_t k = 0; plan.put_back && k < nbc; ++k) {
           if (!s.tight[k]) continue;
           // Block kb + k within this unit's columns [c0, c0 + len).
           const std::uint64_t b0 = std::max((kb + k) * p.bw, un.c0) - un.c0;
