@@ -16,6 +16,7 @@
 #include "fast/lowest_code.hpp"
 #include "fast/onnx.h"
 #include "fast/parallel.hpp"
+#include "fast/run_rows.hpp"
 #include "fast/scalar.h"
 
 #ifndef QSCHEME_MUTANT
@@ -518,12 +519,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       if (!tight[b + k]) continue;
       const std::uint64_t c0 = k * bw, n = std::min(bw, len - c0);
       const detail::LowestFix f = detail::lowest_fix(bmax[b + k], ee[b + k], W, vi.lo);
-      for (std::uint64_t gi = 0; gi < groups; ++gi) {
-        for (std::uint64_t r = 0; r < nrows; ++r) {
-          const std::uint64_t o = off + gi * gstride + r * len + c0;
-          detail::put_lowest(f, x + o, n, vi.lo, codes + o);
-        }
-      }
+      detail::for_run_rows(nrows, groups, gstride, len, [&](std::uint64_t r0) {
+        detail::put_lowest(f, x + off + r0 + c0, n, vi.lo, codes + off + r0 + c0);
+      });
     }
   });
   return {};

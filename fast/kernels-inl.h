@@ -29,6 +29,7 @@
 
 #include "fast/codes_f32-inl.h"
 #include "fast/fused.h"
+#include "fast/run_rows.hpp"
 #include "fast/simd_common-inl.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -414,18 +415,9 @@ HWY_NOINLINE void UnpackWordsImpl(const std::uint32_t* HWY_RESTRICT words, std::
   }
 }
 
-// fn(offset) for every row of a run: `groups` groups, gstride elements apart, of `rows`
-// consecutive rows of L elements (offset gi * gstride + r * L).
-template <class Fn>
-HWY_INLINE void ForRunRows(std::size_t rows, std::size_t groups, std::size_t gstride, std::size_t L, Fn fn) {
-  for (std::size_t gi = 0; gi < groups; ++gi) {
-    for (std::size_t r = 0; r < rows; ++r) fn(gi * gstride + r * L);
-  }
-}
-
-// SegmentMaxAbsBits over the rows of a run (ForRunRows) that share their segments: the rows are
-// folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole segments at a
-// time, and each chunk is then reduced once instead of once per row.
+// SegmentMaxAbsBits over the rows of a run (detail::for_run_rows) that share their segments: the
+// rows are folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole
+// segments at a time, and each chunk is then reduced once instead of once per row.
 HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t rows, std::size_t L,
                                             std::size_t w, std::uint32_t* HWY_RESTRICT acc, std::size_t groups,
                                             std::size_t gstride) {
@@ -434,7 +426,7 @@ HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::si
   const std::size_t N = hn::Lanes(di);
   constexpr std::size_t kChunk = 1024;
   if ((rows == 1 && groups == 1) || w > kChunk) {
-    ForRunRows(rows, groups, gstride, L, [&](std::size_t o) { SegmentMaxAbsBitsImpl(x + o, L, w, acc); });
+    detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) { SegmentMaxAbsBitsImpl(x + o, L, w, acc); });
     return;
   }
   const auto mask = hn::Set(di, 0x7FFFFFFF);
@@ -445,14 +437,14 @@ HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::si
     std::size_t i = 0;
     for (; i + N <= n; i += N) {
       auto m = hn::Zero(di);
-      ForRunRows(rows, groups, gstride, L, [&](std::size_t o) {
+      detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) {
         m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, x + o + c0 + i)), mask));
       });
       hn::Store(hn::BitCast(df, m), df, buf + i);
     }
     for (; i < n; ++i) {
       std::uint32_t m = 0;
-      ForRunRows(rows, groups, gstride, L, [&](std::size_t o) {
+      detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) {
         std::uint32_t v;
         std::memcpy(&v, x + o + c0 + i, 4);
         v &= 0x7FFFFFFFu;
@@ -889,7 +881,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
     ForLaneChunks(
         L, bw, ee, ei, eb, mode,
         [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
-          ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+          detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t r0) {
             const std::size_t o = r0 + c0;
             if (fma_ok) {
               QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, rate, out + o);
@@ -901,7 +893,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
         fma ? &g : nullptr);
     return;
   }
-  ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+  detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t r0) {
     const float* xr = x + r0;
     std::int32_t* o = out + r0;
     switch (mode) {
@@ -925,13 +917,13 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
   if (NarrowBlocks(bw)) {
     ForLaneChunks(L, bw, ee, nullptr, eb, mode,
                   [&](std::size_t c0, std::size_t n, const double* e, const float*, bool, const float* b, bool) {
-                    ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+                    detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t r0) {
                       DequantLanes(c + r0 + c0, n, e, b, g, mode, fmt, out + r0 + c0);
                     });
                   });
     return;
   }
-  ForRunRows(rows, groups, gstride, L, [&](std::size_t r0) {
+  detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t r0) {
     const std::int32_t* cr = c + r0;
     float* o = out + r0;
     switch (mode) {
