@@ -108,7 +108,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   std::unique_ptr<std::uint32_t[]> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
-  kernels::ScaleFacts uniform_facts;
+  kernels::CodeSpec uniform_code = p.code;
   if (prepass) {
     std::vector<std::uint32_t> row_max(p.rows);
     if (!uniform) amax.reset(new std::uint32_t[l.scales]);
@@ -132,8 +132,10 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     }
     if (uniform) {
       std::uint32_t b;
-      uniform_facts = kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
+      const kernels::ScaleFacts f = kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
       put_le(scales_out, b, p.sbytes);
+      // One scale: lo is only needed when it is tight (then the codes keep lo).
+      uniform_code.lo = detail::lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
     }
   }
 
@@ -152,10 +154,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
-          kernels::CodeSpec cs = p.code;
-          // One scale: lo is only needed when it is tight (then the codes keep lo).
-          cs.lo = detail::lowest_plan(cs.lo, cs.hi, uniform_facts.tight, 1).lo;
-          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), cs, codes);
+          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
+                                 codes);
           continue;
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
