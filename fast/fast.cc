@@ -292,11 +292,12 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         if (anomaly.load(std::memory_order_relaxed)) return;
         const std::uint64_t ns = (len + bw - 1) / bw;
         detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
+        bool saturated = false;                 // some tight block has W e < 2a
         std::uint32_t* bm = scale_bits + b;  // max |x| bits first, then the stored scale bits
         // Per-thread scratch (one piece's segments), reused across pieces.
         thread_local std::vector<double> ee;
         thread_local std::vector<float> eb, inv;
-        thread_local std::vector<std::uint32_t> amax, tight;
+        thread_local std::vector<std::uint32_t> amax, tight, lowest;
         if (burn) eb.resize(ns);
         std::fill(bm, bm + ns, 0u);
         kernels::SegmentMaxAbsBits(x + off, len, bw, bm);
@@ -312,10 +313,15 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           const kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
           ee.resize(ns);
           inv.resize(ns);
-          if (asym) tight.resize(ns);
-          const kernels::ScaleFacts facts =
-              kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(), asym ? tight.data() : nullptr);
-          plan = detail::lowest_plan(vi.lo, vi.hi, facts.tight, ns);
+          if (asym) {
+            tight.resize(ns);
+            lowest.resize(ns);
+          }
+          const kernels::ScaleFacts facts = kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(),
+                                                                   asym ? tight.data() : nullptr,
+                                                                   asym ? lowest.data() : nullptr);
+          plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
+          saturated = facts.below > 0;
         }
         for (std::uint64_t k = 0; burn && k < ns; ++k) {
           if (bm[k] >= 0x7F800000u) {
@@ -335,12 +341,15 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         }
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
         kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
+                             plan.put_back ? lowest.data() : nullptr);
 #else
         kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off);
+                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
+                             plan.put_back ? lowest.data() : nullptr);
 #endif
-        for (std::uint64_t k = 0; plan.put_back && k < ns; ++k) {
+        // The kernel put lo back where W e == 2a; a saturated block's lo is put back here.
+        for (std::uint64_t k = 0; plan.put_back && saturated && k < ns; ++k) {
           if (tight[k]) {
             const std::uint64_t c0 = k * bw;
             detail::put_lowest(detail::lowest_fix(amax[k], ee[k], W, vi.lo), x + off + c0, std::min(bw, len - c0), vi.lo,
@@ -452,7 +461,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
   const bool vector_scales = !given && !burn && !absmean;
   detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
-  std::vector<std::uint32_t> tight;
+  bool saturated = false;                 // some tight block has W e < 2a
+  std::vector<std::uint32_t> tight, lowest;
   std::vector<double> ee;
   std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
   if (vector_scales) {
@@ -461,10 +471,14 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     ee.resize(nb);
     ei.resize(nb);
     const bool asym = detail::asymmetric(vi.lo, vi.hi);
-    if (asym) tight.resize(nb);
-    const kernels::ScaleFacts facts =
-        kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(), asym ? tight.data() : nullptr);
-    plan = detail::lowest_plan(vi.lo, vi.hi, facts.tight, nb);
+    if (asym) {
+      tight.resize(nb);
+      lowest.resize(nb);
+    }
+    const kernels::ScaleFacts facts = kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(),
+                                                             asym ? tight.data() : nullptr, asym ? lowest.data() : nullptr);
+    plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
+    saturated = facts.below > 0;
   } else {
     for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
   }
@@ -508,14 +522,15 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
                          two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
-                         groups, gstride);
+                         groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
                          two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
-                         groups, gstride);
+                         groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
 #endif
-    // Segment k of each of the run's rows lies in block b + k.
-    for (std::uint64_t k = 0; plan.put_back && k * bw < len; ++k) {
+    // The kernel put lo back where W e == 2a; a saturated block's lo is put back here. Segment k
+    // of each of the run's rows lies in block b + k.
+    for (std::uint64_t k = 0; plan.put_back && saturated && k * bw < len; ++k) {
       if (!tight[b + k]) continue;
       const std::uint64_t c0 = k * bw, n = std::min(bw, len - c0);
       const detail::LowestFix f = detail::lowest_fix(bmax[b + k], ee[b + k], W, vi.lo);

@@ -45,7 +45,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
                                           std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
-                                          float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight) {
+                                          float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
+                                          std::uint32_t* HWY_RESTRICT lowest) {
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;
@@ -60,12 +61,12 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   const auto vrwg = hn::Set(dd, 1.0 / s.wg);  // y = RN(1 / wg)
 #endif
   auto any_far = hn::Lt(hn::Zero(dd), hn::Zero(dd));  // none yet
-  std::size_t ntight = 0;
+  std::size_t ntight = 0, nbelow = 0;
   // valid: lanes that are blocks (the padded tail has fewer; a padding lane may well be far, as a
   // zero maximum is on ue8m0's grid 2^-127).
   const auto vW = hn::Set(dd, s.wg / s.g);  // W: wg = W * g is exact, so is the quotient
   auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::uint32_t* tdst,
-                 std::size_t valid) {
+                 std::uint32_t* ldst, std::size_t valid) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     const auto a2 = hn::Add(a, a);
     // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
@@ -106,9 +107,18 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     const auto ev = hn::Mul(c, vg);
     hn::StoreU(ev, dd, edst);
     // Tight: a > 0 and W e <= 2a, both sides exact (ScaleFacts).
-    const auto t = hn::AndNot(hn::Gt(hn::Mul(vW, ev), a2), hn::Gt(a2, hn::Zero(dd)));
+    const auto wev = hn::Mul(vW, ev);
+    const auto pos = hn::Gt(a2, hn::Zero(dd));
+    const auto t = hn::AndNot(hn::Gt(wev, a2), pos);
     ntight += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), t));
+    nbelow += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), hn::And(hn::Lt(wev, a2), pos)));
     if (tdst) hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, hn::IfThenElseZero(t, hn::Set(dd, 1.0)))), du32, tdst);
+    if (ldst) {
+      // The bits of -a are amax - 2^31 as an i32; 0xFFFFFFFF is -1.
+      const auto neg_a = hn::Sub(hn::PromoteTo(dd, hn::BitCast(di32, hn::LoadU(du32, src))), hn::Set(dd, 2147483648.0));
+      const auto pat = hn::IfThenElse(hn::And(hn::Eq(wev, a2), pos), neg_a, hn::Set(dd, -1.0));
+      hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, pat)), du32, ldst);
+    }
     // inv = InvF32(e) (fused.h): RN32(1 / RN32(e)), a division of half as many bytes as in f64;
     // e == 0 becomes +inf (1/inf = 0), a far e NaN.
     const auto far = hn::Or(hn::Lt(ev, lo_e), hn::Gt(ev, hi_e));
@@ -119,24 +129,29 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
   std::size_t k = 0;
-  for (; k + N <= nb; k += N) one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, N);
+  for (; k + N <= nb; k += N) {
+    one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
+  }
   if (k < nb) {
     HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
     HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(double)];
+    HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(double)];
     std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(a, b, ev, iv, tv, nb - k);
+    one(a, b, ev, iv, tv, lv, nb - k);
     if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
+    if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
   }
 #if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
-  return {!hn::AllFalse(dd, any_far), 0};
+  (void)nbelow;
+  return {!hn::AllFalse(dd, any_far), 0, 0};
 #else
-  return {!hn::AllFalse(dd, any_far), ntight};
+  return {!hn::AllFalse(dd, any_far), ntight, nbelow};
 #endif
 }
 

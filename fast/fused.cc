@@ -32,8 +32,8 @@ std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, s
   return QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
 }
 ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
-                         float* inv, std::uint32_t* tight) {
-  return QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv, tight);
+                         float* inv, std::uint32_t* tight, std::uint32_t* lowest) {
+  return QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv, tight, lowest);
 }
 void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
                    const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes) {

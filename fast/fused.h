@@ -43,10 +43,14 @@ struct ScaleFacts {
   // most 17 significant bits and e at most 35). Such a block's largest |x| may divide to W/2 or
   // beyond, where an asymmetric integer kind needs its lowest code (lowest_code.hpp).
   std::size_t tight = 0;
+  // How many of them have W e < 2a: only a scale saturated at the grid's max gives that.
+  std::size_t below = 0;
 };
 // tight (optional): tight[k] = 1 for a tight block k, else 0.
+// lowest (optional): lowest[k] = the bits of -a when W e == 2a and a > 0 (the one x of the block
+// that divides to -W/2), else 0xFFFFFFFF: the patterns kernels::QuantizeRow puts lo back by.
 ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
-                         float* inv, std::uint32_t* tight = nullptr);
+                         float* inv, std::uint32_t* tight = nullptr, std::uint32_t* lowest = nullptr);
 
 // amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one possibly
 // partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity. Returns the

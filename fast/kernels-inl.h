@@ -483,6 +483,24 @@ HWY_NOINLINE std::size_t FirstInvalidCodeImpl(const std::int32_t* HWY_RESTRICT c
 
 // ---------------------------------------------------------------------------- whole rows
 
+// ---- the asymmetric kinds' lowest code, put back in the code loops
+//
+// Codes clamped at -hi are exact wherever x/e > -W/2 (fast/lowest_code.hpp). In a tight block
+// whose scale did not saturate, the only x at or below -W/2 is x = -a (then x/e == -W/2, a tie
+// that rounds to the even lo), so one compare of the bits against that block's pattern puts lo
+// back; kNoLowest (a NaN pattern: inputs are finite here) marks the other blocks.
+constexpr std::uint32_t kNoLowest = 0xFFFFFFFFu;
+
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> PutLowest(DF /*df*/, hn::Vec<DF> x,
+                                                           hn::Vec<hn::RebindToUnsigned<DF>> pat,
+                                                           hn::Vec<hn::Rebind<std::int32_t, DF>> lowest,
+                                                           hn::Vec<hn::Rebind<std::int32_t, DF>> q) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<std::int32_t, DF> di;
+  return hn::IfThenElse(hn::RebindMask(di, hn::Eq(hn::BitCast(du, x), pat)), lowest, q);
+}
+
 // ---- narrow blocks: one scale per lane
 //
 // A row whose blocks are narrower than two vectors (N-D blocks cut rows into short segments) is
@@ -527,7 +545,8 @@ HWY_NOINLINE void RedoLanes(const float* HWY_RESTRICT xs, const float* HWY_RESTR
 HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const double* HWY_RESTRICT e,
                               const double* HWY_RESTRICT ee, std::size_t c0, std::size_t bw,
                               const float* HWY_RESTRICT inv, bool far, const float* HWY_RESTRICT eb, int mode, int lo,
-                              int hi, int fmt, std::int32_t* HWY_RESTRICT out) {
+                              int hi, int fmt, std::int32_t* HWY_RESTRICT out,
+                              const std::uint32_t* HWY_RESTRICT pat = nullptr) {
   const MiniParams mp = Mini(fmt);
   const int sign_shift = mp.sign == 0x80 ? 24 : 28;
   if (mode <= 1) {
@@ -541,22 +560,35 @@ HWY_INLINE void QuantizeLanes(const float* HWY_RESTRICT x, std::size_t n, const 
     const FastConsts<hn::ScalableTag<float>> k(df, c);
     // i: the vector's first element (its lanes past n are padding, with the last element's scale).
     // Small enough to be inlined; the redo is out of line.
-    auto one = [&](const float* xs, const float* is, std::size_t i, std::int32_t* dst) {
+    // pat: each lane's kNoLowest or the bits whose code is lo - 1 (mode 0 with lo = -hi).
+    const hn::RebindToUnsigned<decltype(df)> du;
+    const auto lowest = hn::Set(di, lo - 1);
+    auto one = [&](const float* xs, const float* is, const std::uint32_t* ps, std::size_t i, std::int32_t* dst) {
       hn::Vec<decltype(di)> q;
       const bool fast_ok = !far && (mode == 0 ? FastCodes<false, true>(df, hn::LoadU(df, xs), hn::LoadU(df, is), k, &q)
                                               : FastCodes<true, true>(df, hn::LoadU(df, xs), hn::LoadU(df, is), k, &q));
-      if (HWY_UNLIKELY(!fast_ok)) return RedoLanes<hn::ScalableTag<float>>(xs, is, far ? e + i : nullptr, ee, c0 + i, bw, n - i, c, k, dst);
+      if (HWY_UNLIKELY(!fast_ok)) {
+        RedoLanes<hn::ScalableTag<float>>(xs, is, far ? e + i : nullptr, ee, c0 + i, bw, n - i, c, k, dst);
+        if (ps) hn::StoreU(PutLowest(df, hn::LoadU(df, xs), hn::LoadU(du, ps), lowest, hn::LoadU(di, dst)), di, dst);
+        return;
+      }
+      if (ps) q = PutLowest(df, hn::LoadU(df, xs), hn::LoadU(du, ps), lowest, q);
       hn::StoreU(q, di, dst);
     };
     std::size_t i = 0;
-    for (; i + N <= n; i += N) one(x + i, inv + i, i, out + i);
+    for (; i + N <= n; i += N) one(x + i, inv + i, pat ? pat + i : nullptr, i, out + i);
     if (i < n) {
       HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
       HWY_ALIGN float ib[HWY_MAX_BYTES / sizeof(float)] = {};
+      HWY_ALIGN std::uint32_t pb[HWY_MAX_BYTES / sizeof(float)];
       HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
       std::memcpy(xb, x + i, (n - i) * sizeof(float));
       std::memcpy(ib, inv + i, (n - i) * sizeof(float));
-      one(xb, ib, i, o);
+      if (pat) {
+        for (std::size_t j = 0; j < N; ++j) pb[j] = kNoLowest;
+        std::memcpy(pb, pat + i, (n - i) * sizeof(std::uint32_t));
+      }
+      one(xb, ib, pat ? pb : nullptr, i, o);
       std::memcpy(out + i, o, (n - i) * sizeof(std::int32_t));
     }
     return;
@@ -808,11 +840,16 @@ HWY_INLINE void ForLaneChunks(std::size_t L, std::size_t bw, const double* ee, c
 // InvF32(ee[s]); a zero scale multiplies by inv = 0, giving the zero code with x's sign. The
 // constants stay in registers across segments. Asymmetric integer kinds take IntCodesFma on FMA
 // targets (ee[s] = s_j * g, g = 1 for one level).
+// lowest (integers clamped at lo = -hi only): per segment, kNoLowest or the bits whose code is
+// lo - 1.
 template <bool kFloat>
 HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
-                                 const float* ei, double g, const CodeSpec& c, std::int32_t* HWY_RESTRICT out) {
+                                 const float* ei, double g, const CodeSpec& c, std::int32_t* HWY_RESTRICT out,
+                                 const std::uint32_t* lowest = nullptr) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto vlowest = hn::Set(di, c.lo - 1);
   const std::size_t N = hn::Lanes(df);
   const FastConsts<hn::ScalableTag<float>> k(df, c);
 #if HWY_NATIVE_FMA
@@ -837,13 +874,20 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
 #else
     (void)g;
 #endif
+    const auto vpat = hn::Set(du, lowest ? lowest[s] : kNoLowest);
     auto one = [&](const float* src, std::int32_t* dst) {
       hn::Vec<decltype(di)> q;
-      if (HWY_UNLIKELY(far)) return ExactCodesI32At(df, src, e, c, dst);
-      if (HWY_UNLIKELY((!FastCodes<kFloat, true>(df, hn::LoadU(df, src), vinv, k, &q)))) {
-        if constexpr (kFloat) return ExactCodesI32At(df, src, e, c, dst);
-        return NearIntCodesI32At(df, src, vinv, e, k, dst);
+      const bool fast_ok = !far && FastCodes<kFloat, true>(df, hn::LoadU(df, src), vinv, k, &q);
+      if (HWY_UNLIKELY(!fast_ok)) {
+        if (kFloat || far) {
+          ExactCodesI32At(df, src, e, c, dst);
+        } else {
+          NearIntCodesI32At(df, src, vinv, e, k, dst);
+        }
+        if (lowest) hn::StoreU(PutLowest(df, hn::LoadU(df, src), vpat, vlowest, hn::LoadU(di, dst)), di, dst);
+        return;
       }
+      if (lowest) q = PutLowest(df, hn::LoadU(df, src), vpat, vlowest, q);
 #if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
       if constexpr (kFloat) q = hn::IfThenZeroElse(hn::Eq(hn::AndNot(k.sign, q), hn::Zero(di)), q);
 #endif
@@ -874,19 +918,21 @@ HWY_NOINLINE void QuantizeExactFloatImpl(const float* HWY_RESTRICT x, std::size_
 HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, std::size_t bw, const double* ee,
                                   const float* ei, double g, const float* eb, int mode, int lo, int hi, int fmt,
                                   std::int32_t* HWY_RESTRICT out, std::size_t rows, std::size_t groups,
-                                  std::size_t gstride) {
+                                  std::size_t gstride, const std::uint32_t* lowest) {
   if (NarrowBlocks(bw)) {
     const bool fma = HWY_NATIVE_FMA && mode == 0 && lo != -hi;
     RedoRate rate;
+    HWY_ALIGN std::uint32_t pat[kLaneChunk + HWY_MAX_BYTES / sizeof(float)];  // SpreadRuns' spill
     ForLaneChunks(
         L, bw, ee, ei, eb, mode,
         [&](std::size_t c0, std::size_t n, const double* e, const float* inv, bool far, const float* b, bool fma_ok) {
+          if (lowest) SpreadRuns(hn::ScalableTag<std::uint32_t>(), c0, n, bw, lowest, pat);
           detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t r0) {
             const std::size_t o = r0 + c0;
             if (fma_ok) {
               QuantizeLanesFma(x + o, n, inv, b, g, lo, hi, rate, out + o);
             } else {
-              QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o);
+              QuantizeLanes(x + o, n, e, ee, c0, bw, inv, far, b, mode, lo, hi, fmt, out + o, lowest ? pat : nullptr);
             }
           });
         },
@@ -897,7 +943,7 @@ HWY_NOINLINE void QuantizeRowImpl(const float* HWY_RESTRICT x, std::size_t L, st
     const float* xr = x + r0;
     std::int32_t* o = out + r0;
     switch (mode) {
-      case 0: return QuantizeExactRow<false>(xr, L, bw, ee, ei, g, IntSpec(lo, hi), o);
+      case 0: return QuantizeExactRow<false>(xr, L, bw, ee, ei, g, IntSpec(lo, hi), o, lowest);
       case 1: return QuantizeExactRow<true>(xr, L, bw, ee, ei, g, FloatSpec(fmt), o);
       default: break;
     }

@@ -147,9 +147,9 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
 
 void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
                  const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows,
-                 std::size_t groups, std::size_t gstride) {
+                 std::size_t groups, std::size_t gstride, const std::uint32_t* lowest) {
   ApplyEnvOnce();
-  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, g, eb, mode, lo, hi, fmt, out, rows, groups, gstride);
+  HWY_DYNAMIC_DISPATCH(QuantizeRowImpl)(x, L, bw, ee, ei, g, eb, mode, lo, hi, fmt, out, rows, groups, gstride, lowest);
 }
 void DequantRow(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb, float g,
                 int mode, int fmt, float* out, std::size_t rows, std::size_t groups, std::size_t gstride) {

@@ -71,9 +71,12 @@ std::size_t FirstInvalidCode(const std::int32_t* c, std::size_t n, int lo, int h
 // int, 3 burn float). Same results as the per-segment kernels.
 // g: the global scale of ee[s] = s_j * g (s_j f16 or ue4m3), or 1 for one level (ee[s] f32 values);
 // any other ee still gives exact codes, by a slower path.
+// lowest (mode 0, an asymmetric kind's codes clamped at lo = -hi; else null): per segment s, the
+// f32 bits whose code is lo - 1 (the kind's lowest code, put back in a tight block: -a, see
+// fast/lowest_code.hpp), or 0xFFFFFFFF for none.
 void QuantizeRow(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
                  const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows = 1,
-                 std::size_t groups = 1, std::size_t gstride = 0);
+                 std::size_t groups = 1, std::size_t gstride = 0, const std::uint32_t* lowest = nullptr);
 // Dequantize counterpart: modes 0 exact int, 1 exact float (f64 scales ee); modes 2 int and
 // 3 float: out = f32(f32(eb[s] * value) * g) -- Burn's product (g = 1), and the exact one when
 // eb holds the stored scale values and g the global (1 for one level): value * eb[s] is then

@@ -39,6 +39,16 @@ inline LowestPlan lowest_plan(int lo, int hi, std::size_t tight, std::size_t nb)
   return {lo, false};
 }
 
+// How a kind is quantized when the code kernel puts lo back itself (kernels::QuantizeRow's
+// `lowest`: per block the bits of -a from ScalesFromMax, one compare per vector): clamped at -hi
+// however many blocks are tight. Only blocks whose scale saturated (ScaleFacts::below) still need
+// put_lowest after it. The kernel assumes the tie at -W/2 goes to lo, the even one, as it does for
+// every asymmetric kind (lo = -2^(bits-1)).
+inline LowestPlan lowest_plan_in_kernel(int lo, int hi, std::size_t tight) {
+  if (asymmetric(lo, hi) && lo % 2 == 0) return {-hi, tight > 0};
+  return {lo, false};
+}
+
 // Where a tight block (max |x| bits amax, scale e) needs lo: the x with x/e < -W/2, and at
 // x/e == -W/2 (a tie between lo and lo + 1) when lo is the even one. With t = -W e (exact),
 // x/e <= -W/2 is 2x <= t (2x exact in f64). When W e == 2a exactly (the common tight block:

@@ -270,7 +270,7 @@ RC_BOOST_PROP(a_calibrated_block_minimum_on_the_lowest_tie_takes_the_lowest_code
                                                      ScaleDtype::ue8m0, ScaleDtype::ue4m3);
   const std::uint64_t bw = *rc::gen::element<std::uint64_t>(4, 8, 16, 32);
   if (how == 0) s.tensor = bd == ScaleDtype::ue4m3 ? ScaleDtype::f32 : bd;
-  if (how >= 1) s.block = BlockLevel{BlockSize::of({bw}), bd};
+  if (how >= 1) s.block = BlockLevel{BlockSize::of({static_cast<std::uint8_t>(bw)}), bd};
   if (how == 2) s.tensor = ScaleDtype::f32;
   // Up to 40 blocks, so that one tight block is rare enough for the clamp at -hi (lowest_code.hpp).
   const std::uint64_t L = bw * *rc::gen::inRange<std::uint64_t>(1, 11), rows = *rc::gen::inRange<std::uint64_t>(1, 5);

@@ -276,9 +276,9 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           std::vector<std::uint32_t> bits(amax.size());
           std::vector<double> e(amax.size());
           std::vector<float> inv(amax.size());
-          std::vector<std::uint32_t> tight_k(amax.size(), 7u);
-          const fast::kernels::ScaleFacts facts = fast::kernels::ScalesFromMax(amax.data(), amax.size(), sp, bits.data(),
-                                                                               e.data(), inv.data(), tight_k.data());
+          std::vector<std::uint32_t> tight_k(amax.size(), 7u), lowest_k(amax.size(), 7u);
+          const fast::kernels::ScaleFacts facts = fast::kernels::ScalesFromMax(
+              amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data(), tight_k.data(), lowest_k.data());
           // Tight, as documented: a > 0 and W e <= 2a with e = c g, compared exactly (long double
           // holds W c g: at most 8 + 24 + 24 bits). The kernel's W e is exact where the schemes
           // put it, e of at most 35 bits: not for an f32 grid under a full-width g (no scheme has
@@ -289,8 +289,14 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             const long double c = qscheme::fast::detail::grid_round_up(2.0 * static_cast<double>(a) / (W * g), grid);
             return a > 0 && static_cast<long double>(W) * c * static_cast<long double>(g) <= 2 * a;
           };
+          // Of those, W e == 2a: the pattern of -a (QuantizeRow's `lowest`); W e < 2a: below.
+          auto tie = [&](std::uint32_t am) {
+            const long double a = FromBits(am);
+            const long double c = qscheme::fast::detail::grid_round_up(2.0 * static_cast<double>(a) / (W * g), grid);
+            return a > 0 && static_cast<long double>(W) * c * static_cast<long double>(g) == 2 * a;
+          };
           bool want_far = false;
-          std::size_t want_tight = 0;
+          std::size_t want_tight = 0, want_below = 0;
           std::size_t bad = 0;
           for (std::size_t k = 0; k < amax.size(); ++k) {
             const double a = FromBits(amax[k]);
@@ -300,7 +306,11 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
             want_far = want_far || far;
             want_tight += tight(amax[k]) ? 1 : 0;
+            want_below += tight(amax[k]) && !tie(amax[k]) ? 1 : 0;
             if (tight_exact && tight_k[k] != (tight(amax[k]) ? 1u : 0u)) ++bad;
+            if (tight_exact && lowest_k[k] != (tie(amax[k]) ? (amax[k] | 0x80000000u) : 0xFFFFFFFFu)) {
+              if (++bad < 5) BOOST_ERROR("lowest pattern of amax 0x" << std::hex << amax[k] << ": 0x" << lowest_k[k]);
+            }
             const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
             const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
             if (bits[k] != wb || e[k] != we || !inv_ok) {
@@ -313,7 +323,10 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           }
           BOOST_TEST(bad == 0u);
           BOOST_TEST(facts.any_far == want_far);
-          if (tight_exact) BOOST_TEST(facts.tight == want_tight);
+          if (tight_exact) {
+            BOOST_TEST(facts.tight == want_tight);
+            BOOST_TEST(facts.below == want_below);
+          }
           // Each maximum alone: the result names exactly the calls with an out-of-range scale, and
           // with a tight one (the first ones of amax are exact quotients or saturate).
           for (std::size_t k = 0; k < amax.size(); k += (k < 16 ? 1 : 97)) {

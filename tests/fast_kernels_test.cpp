@@ -4,6 +4,8 @@
 // codes equal, floats bit-equal.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -410,6 +412,70 @@ BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {
         BOOST_TEST_CONTEXT("scalar len " << len << " w " << w) { BOOST_TEST(a == want); }
       }
     }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(whole_row_puts_the_lowest_code_back_where_its_pattern_matches) {
+  // An asymmetric kind (lo = -(hi + 1)) clamped at -hi, with `lowest` naming per segment the bits
+  // of -a, where W e == 2a: such x divide to -W/2 exactly, a tie that rounds to the even lo. So
+  // the codes must be the kind's own (lo included) in the segments with a pattern, and the
+  // clamped ones elsewhere. Segments of a far scale (inv out of range) take the exact redo path.
+  ForEachTarget([] {
+    ForEachLenMis([](std::size_t len, std::size_t mis) {
+      const std::size_t N = k::LanesF32();
+      for (const int hi : {1, 7, 127}) {
+        const int lo = -hi - 1;
+        const double W = hi - lo;
+        for (std::size_t bw : {std::size_t{1}, std::size_t{4}, N / 2 + 1, N, 2 * N + 3, len}) {
+          if (bw == 0) continue;
+          const std::size_t ns = (len + bw - 1) / bw;
+          std::vector<double> ee(ns);
+          std::vector<float> ei(ns);
+          std::vector<std::uint32_t> pat(ns);
+          auto buf = Inputs(1.0, 7 * len + mis, static_cast<std::uint32_t>(len * 7 + bw + hi));
+          float* x = buf.data() + mis;
+          std::mt19937 rng(static_cast<std::uint32_t>(len + bw));
+          for (std::size_t s = 0; s < ns; ++s) {
+            ee[s] = std::ldexp(1.0, s % 5 == 4 ? 110 : static_cast<int>(s % 7) - 3);
+            ei[s] = k::InvF32(ee[s]);
+            const float a = static_cast<float>(W / 2 * ee[s]);
+            pat[s] = s % 3 == 0 ? 0xFFFFFFFFu : std::bit_cast<std::uint32_t>(-a);
+            // Every row: values within [-a, a], with -a, a and the neighbours of -a among them.
+            for (std::size_t r = 0; r < 7; ++r) {
+              float* seg = x + r * len + s * bw;
+              const std::size_t cnt = std::min(bw, len - s * bw);
+              for (std::size_t i = 0; i < cnt; ++i) {
+                const float v = std::isfinite(seg[i] * a) ? std::clamp(seg[i] * a, -a, a) : 0.0f;
+                switch (rng() % 6) {
+                  case 0: seg[i] = -a; break;
+                  case 1: seg[i] = a; break;
+                  case 2: seg[i] = std::nextafter(-a, 0.0f); break;
+                  default: seg[i] = v; break;
+                }
+              }
+            }
+          }
+          auto want_row = [&](const float* xr, std::int32_t* o) {
+            for (std::size_t i = 0; i < len; ++i) {
+              const std::size_t s = i / bw;
+              sc::quantize_exact_int(xr + i, 1, ee[s], pat[s] == 0xFFFFFFFFu ? -hi : lo, hi, o + i);
+            }
+          };
+          std::vector<std::int32_t> a(7 * len, 12345), b(7 * len, 12345);
+          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 1, 1, 0, pat.data());
+          want_row(x, b.data());
+          BOOST_TEST_CONTEXT("hi " << hi << " bw " << bw << " one row") { EXPECT_SAME(a.data(), b.data(), len, x); }
+          // Two groups of three rows, four rows apart; the row between them stays untouched.
+          std::fill(a.begin(), a.end(), 12345);
+          std::fill(b.begin(), b.end(), 12345);
+          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 3, 2, 4 * len, pat.data());
+          for (std::size_t r : {0, 1, 2, 4, 5, 6}) want_row(x + r * len, b.data() + r * len);
+          BOOST_TEST_CONTEXT("hi " << hi << " bw " << bw << " 2 groups of 3 rows") {
+            EXPECT_SAME(a.data(), b.data(), 7 * len, x);
+          }
+        }
+      }
+    });
   });
 }
 
