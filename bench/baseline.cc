@@ -22,6 +22,27 @@ QSCHEME_BASELINE_CLONES void baseline_read4_write1_range(const float* x, std::ui
   }
 }
 
+QSCHEME_BASELINE_CLONES std::uint32_t baseline_max_bits_range(const float* x, std::size_t n) {
+  std::uint32_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t u;
+    std::memcpy(&u, x + i, 4);
+    u &= 0x7FFFFFFFu;
+    m = u > m ? u : m;
+  }
+  return m;
+}
+
+QSCHEME_BASELINE_CLONES void baseline_read8_write1_range(const float* x0, const float* x1, std::uint8_t mix,
+                                                         std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t u0, u1;
+    std::memcpy(&u0, x0 + i, 4);
+    std::memcpy(&u1, x1 + i, 4);
+    out[i] = static_cast<std::uint8_t>(((u0 >> 28) | ((u1 >> 24) & 0xF0u)) ^ mix);
+  }
+}
+
 QSCHEME_BASELINE_CLONES void baseline_read1_write4_range(const std::uint8_t* in, float* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
 }

@@ -4,6 +4,8 @@
 //
 //   baseline read4/write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline read1/write4: read 1 B, write 4 B per element (the least a dequantizer must move)
+//   baseline two-pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
+//     such as nvfp4 must move: its global scale needs the whole tensor's max |x| before any code)
 //
 // A kernel row times one entry point (Api): by default fast::quantize_to_bytes (f32 to Burn's
 // serialized bytes, calibration included) or fast::dequantize_from_bytes, into preallocated
@@ -11,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -72,6 +75,30 @@ inline void baseline_read4_write1(const float* x, std::uint8_t* out, std::size_t
 }
 inline void baseline_read1_write4(const std::uint8_t* in, float* out, std::size_t n, unsigned threads = 1) {
   parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) { baseline_read1_write4_range(in + b, out + b, e - b); });
+}
+
+// The two-pass bound: a pass that reads x for the largest |x| bits, then a pass that reads x
+// again and writes a 4-bit code per element (one byte from x[i] and x[i + h], h = n / 2: two
+// contiguous streams, so the loop vectorizes), mixed with the maximum so neither pass can be
+// dropped. Once x outgrows the caches no exact two-level quantizer moves less; its ratio to
+// read4/write1 bounds what such a kernel can reach on this machine.
+std::uint32_t baseline_max_bits_range(const float* x, std::size_t n);
+void baseline_read8_write1_range(const float* x0, const float* x1, std::uint8_t mix, std::uint8_t* out, std::size_t n);
+
+inline void baseline_two_pass(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  std::atomic<std::uint32_t> top{0};
+  parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
+    const std::uint32_t m = baseline_max_bits_range(x + b, e - b);
+    std::uint32_t cur = top.load();
+    while (m > cur && !top.compare_exchange_weak(cur, m)) {
+    }
+  });
+  const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
+  const std::size_t h = n / 2;
+  parallel_chunks(h, threads, [=](std::size_t b, std::size_t e) {
+    baseline_read8_write1_range(x + b, x + h + b, mix, out + b, e - b);
+  });
+  if (n % 2) out[h] = static_cast<std::uint8_t>(mix ^ static_cast<std::uint8_t>(x[n - 1] > 0));
 }
 
 enum class Direction { quantize, dequantize };

@@ -2,6 +2,8 @@
 // baselines and the kernel list are bench/baseline.hpp's, shared with `qscheme bench`.
 //   baseline_read4_write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline_read1_write4: read 1 B, write 4 B per element (the least a dequantizer must move)
+//   baseline_two_pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
+//     such as nvfp4 must move)
 // Counters: GB/s of f32 data (input for quantize, output for dequantize) and vs_baseline, the
 // ratio of this throughput to the matching baseline's (1.0 = memory-bound like the baseline).
 // Run: build/bin/qscheme_bench [--benchmark_min_time=1] ; QSCHEME_TARGET=AVX2 to force a target;
@@ -61,6 +63,20 @@ void BM_baseline_read4_write1(benchmark::State& state) {
   Report(state, secs, 0, true, &g_base_q);
 }
 
+// The two-pass bound of two-level kernels (bench/baseline.hpp); vs_baseline against read4/write1.
+void BM_baseline_two_pass(benchmark::State& state) {
+  const unsigned threads = ApplyThreads();
+  const auto& x = Input();
+  std::vector<std::uint8_t> out(kN);
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] { qb::baseline_two_pass(x.data(), out.data(), kN, threads); });
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, g_base_q, false, nullptr);
+}
+
 void BM_baseline_read1_write4(benchmark::State& state) {
   const unsigned threads = ApplyThreads();
   std::vector<std::uint8_t> in(kN);
@@ -114,6 +130,7 @@ void BM_quantize_encode(benchmark::State& state, const char* scheme) {
 int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("baseline_read4_write1", BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read1_write4", BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_two_pass", BM_baseline_two_pass)->Unit(benchmark::kMillisecond)->UseRealTime();
   for (const qb::Kernel& k : qb::kernels()) {
     std::string name = k.name;
     for (char& c : name) c = c == ' ' ? '_' : c;

@@ -2,6 +2,7 @@
 // "error: <code>: <message>" on stderr, no output written on error, the schemes/validate/verify
 // commands, and quantize -> dequantize round trips on the golden vectors.
 
+#include <algorithm>
 #include <bit>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/baseline.hpp"
 #include "tests/run_process.hpp"
 #include "tools/command.hpp"
 #include "tools/file_io.hpp"
@@ -517,6 +519,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   }
   const std::vector<std::string> expected{"baseline read4 write1",
                                           "baseline read1 write4",
+                                          "baseline two-pass read4 read4 write0.5",
                                           "quantize q8_0",
                                           "quantize q4_0",
                                           "quantize nvfp4",
@@ -533,6 +536,37 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "dequantize_into q8_0 (i32 codes)"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
+  // The baselines must really do their passes (a loop the compiler could drop would inflate the
+  // ratios): the bytes they write are checked here, odd lengths and two threads included.
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{10001}}) {
+    const std::vector<float> x = qscheme::bench::make_input(n, 3);
+    std::uint32_t top = 0;
+    for (float v : x) top = std::max(top, std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu);
+    const auto mix = static_cast<std::uint8_t>(top >> 23);
+    for (unsigned threads : {1u, 2u}) {
+      std::vector<std::uint8_t> q(n, 0xAB), two(n, 0xAB);
+      qscheme::bench::baseline_read4_write1(x.data(), q.data(), n, threads);
+      qscheme::bench::baseline_two_pass(x.data(), two.data(), n, threads);
+      const std::size_t h = n / 2;
+      for (std::size_t i = 0; i < n; ++i) {
+        BOOST_TEST(q[i] == (std::bit_cast<std::uint32_t>(x[i]) >> 24));
+        if (i < h) {
+          const std::uint32_t u0 = std::bit_cast<std::uint32_t>(x[i]), u1 = std::bit_cast<std::uint32_t>(x[h + i]);
+          BOOST_TEST(two[i] == static_cast<std::uint8_t>(((u0 >> 28) | ((u1 >> 24) & 0xF0u)) ^ mix));
+        } else if (i == h && n % 2) {
+          BOOST_TEST(two[i] == static_cast<std::uint8_t>(mix ^ (x[n - 1] > 0 ? 1 : 0)));
+        } else {
+          BOOST_TEST(two[i] == 0xAB);  // half a byte per element: the rest is not written
+        }
+      }
+      std::vector<float> d(n, 0.0f);
+      qscheme::bench::baseline_read1_write4(q.data(), d.data(), n, threads);
+      for (std::size_t i = 0; i < n; ++i) BOOST_TEST(d[i] == static_cast<float>(static_cast<std::int8_t>(q[i])));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bench_vs_reference_agrees) {
