@@ -1,10 +1,13 @@
 // The streaming baselines of bench/baseline.hpp. target_clones gives each loop an AVX-512, an
 // AVX2 and a baseline x86-64 body, chosen once at load time, so the baseline measures memory
 // bandwidth on this CPU rather than the SSE2 code the default -O3 build would emit.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "bench/baseline.hpp"
+#include "fast/fused.h"
+#include "hwy/cache_control.h"
 
 namespace qscheme::bench {
 
@@ -45,6 +48,29 @@ QSCHEME_BASELINE_CLONES void baseline_read8_write1_range(const float* x0, const 
 
 QSCHEME_BASELINE_CLONES void baseline_read1_write4_range(const std::uint8_t* in, float* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(in[i]));
+}
+
+// The same two loops into an L1-sized buffer, copied out by the engine's streaming copy
+// (fast::kernels::StreamCopy, Highway's Stream): no read for ownership of the lines written.
+void baseline_read4_write1_stream_range(const float* x, std::uint8_t* out, std::size_t n) {
+  alignas(64) std::uint8_t b[4096];
+  for (std::size_t i = 0; i < n; i += sizeof b) {
+    const std::size_t m = std::min(sizeof b, n - i);
+    baseline_read4_write1_range(x + i, b, m);
+    fast::kernels::StreamCopy(out + i, b, m);
+  }
+  hwy::FlushStream();
+}
+
+void baseline_read1_write4_stream_range(const std::uint8_t* in, float* out, std::size_t n) {
+  alignas(64) float b[1024];
+  for (std::size_t i = 0; i < n; i += 1024) {
+    const std::size_t m = std::min<std::size_t>(1024, n - i);
+    baseline_read1_write4_range(in + i, b, m);
+    fast::kernels::StreamCopy(reinterpret_cast<std::uint8_t*>(out + i), reinterpret_cast<const std::uint8_t*>(b),
+                              m * sizeof(float));
+  }
+  hwy::FlushStream();
 }
 
 }  // namespace qscheme::bench

@@ -4,6 +4,7 @@
 //
 //   baseline read4/write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline read1/write4: read 1 B, write 4 B per element (the least a dequantizer must move)
+//   the same two with streaming stores (the fast engine streams outputs of 8 MiB or more)
 //   baseline two-pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
 //     such as nvfp4 must move: its global scale needs the whole tensor's max |x| before any code)
 //
@@ -69,12 +70,26 @@ void parallel_chunks(std::size_t n, unsigned threads, F body) {
 // memory, not by the instruction set the rest of the build assumes.
 void baseline_read4_write1_range(const float* x, std::uint8_t* out, std::size_t n);
 void baseline_read1_write4_range(const std::uint8_t* in, float* out, std::size_t n);
+// The same with streaming stores (no read for ownership of the written lines), as the fast
+// engine writes outputs of at least fast::kernels::StreamBytes(): shown beside the plain loops so
+// that a ratio above 1 has its explanation in the same run.
+void baseline_read4_write1_stream_range(const float* x, std::uint8_t* out, std::size_t n);
+void baseline_read1_write4_stream_range(const std::uint8_t* in, float* out, std::size_t n);
 
 inline void baseline_read4_write1(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
   parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) { baseline_read4_write1_range(x + b, out + b, e - b); });
 }
 inline void baseline_read1_write4(const std::uint8_t* in, float* out, std::size_t n, unsigned threads = 1) {
   parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) { baseline_read1_write4_range(in + b, out + b, e - b); });
+}
+
+inline void baseline_read4_write1_stream(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  parallel_chunks(n, threads,
+                  [=](std::size_t b, std::size_t e) { baseline_read4_write1_stream_range(x + b, out + b, e - b); });
+}
+inline void baseline_read1_write4_stream(const std::uint8_t* in, float* out, std::size_t n, unsigned threads = 1) {
+  parallel_chunks(n, threads,
+                  [=](std::size_t b, std::size_t e) { baseline_read1_write4_stream_range(in + b, out + b, e - b); });
 }
 
 // The two-pass bound: a pass that reads x for the largest |x| bits, then a pass that reads x

@@ -2,6 +2,7 @@
 // baselines and the kernel list are bench/baseline.hpp's, shared with `qscheme bench`.
 //   baseline_read4_write1: read 4 B, write 1 B per element (the least a quantizer must move)
 //   baseline_read1_write4: read 1 B, write 4 B per element (the least a dequantizer must move)
+//   baseline_read4_write1_stream, baseline_read1_write4_stream: the same with streaming stores
 //   baseline_two_pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
 //     such as nvfp4 must move)
 // Counters: GB/s of f32 data (input for quantize, output for dequantize) and vs_baseline, the
@@ -61,6 +62,34 @@ void BM_baseline_read4_write1(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   Report(state, secs, 0, true, &g_base_q);
+}
+
+// The streaming-store loops (bench/baseline.hpp); vs_baseline against their plain loops.
+void BM_baseline_read4_write1_stream(benchmark::State& state) {
+  const unsigned threads = ApplyThreads();
+  const auto& x = Input();
+  std::vector<std::uint8_t> out(kN);
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] { qb::baseline_read4_write1_stream(x.data(), out.data(), kN, threads); });
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, g_base_q, false, nullptr);
+}
+
+void BM_baseline_read1_write4_stream(benchmark::State& state) {
+  const unsigned threads = ApplyThreads();
+  std::vector<std::uint8_t> in(kN);
+  for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
+  std::vector<float> out(kN);
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] { qb::baseline_read1_write4_stream(in.data(), out.data(), kN, threads); });
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, g_base_dq, false, nullptr);
 }
 
 // The two-pass bound of two-level kernels (bench/baseline.hpp); vs_baseline against read4/write1.
@@ -130,6 +159,12 @@ void BM_quantize_encode(benchmark::State& state, const char* scheme) {
 int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("baseline_read4_write1", BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read1_write4", BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_read4_write1_stream", BM_baseline_read4_write1_stream)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_read1_write4_stream", BM_baseline_read1_write4_stream)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("baseline_two_pass", BM_baseline_two_pass)->Unit(benchmark::kMillisecond)->UseRealTime();
   for (const qb::Kernel& k : qb::kernels()) {
     std::string name = k.name;

@@ -4,6 +4,7 @@
 // which give the same values and the documented error.
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "fast/bytes_plan.hpp"
@@ -83,9 +84,14 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     });
     if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
+  // A large output is written by streaming stores from an L1-sized buffer (kernels::StreamCopy):
+  // at 64 MiB that is 4 B per element less to read.
+  const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     std::vector<std::uint8_t> codes(16 * p.chunk);
     std::vector<double> e64(p.two ? p.chunk / p.bw + 2 : 0);
+    const std::unique_ptr<float[]> buf(stream ? new float[p.chunk] : nullptr);  // not zeroed: written first
+    const kernels::StreamFence fence{stream};
     const std::uint8_t* rows[16];
     const bool check = policy == OutputPolicy::single_pass;  // else checked by the pass above
     for (std::uint64_t u = ub; u < ue; ++u) {
@@ -97,18 +103,23 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
       }
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
-        float* dst = out + r * p.L + un.c0;
+        float* to = out + r * p.L + un.c0;
+        float* dst = stream ? buf.get() : to;
         if (p.bw == 0) {
           kernels::DequantCodes(rows[i], un.len, un.c0, 0, sv.data(), nullptr, p.code, dst);
-          continue;
-        }
-        const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
-        const float* s = sv.data() + r * p.nbr + kb;
-        if (!p.two) {
-          kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst);
         } else {
-          for (std::uint64_t k = 0; k < nbc; ++k) e64[k] = static_cast<double>(s[k]) * g;  // exact: 24 x 24 bits
-          kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, nullptr, e64.data(), p.code, dst);
+          const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
+          const float* s = sv.data() + r * p.nbr + kb;
+          if (!p.two) {
+            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst);
+          } else {
+            for (std::uint64_t k = 0; k < nbc; ++k) e64[k] = static_cast<double>(s[k]) * g;  // exact: 24 x 24 bits
+            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, nullptr, e64.data(), p.code, dst);
+          }
+        }
+        if (stream) {
+          kernels::StreamCopy(reinterpret_cast<std::uint8_t*>(to), reinterpret_cast<const std::uint8_t*>(dst),
+                              un.len * sizeof(float));
         }
       }
     }

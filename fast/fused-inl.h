@@ -24,6 +24,7 @@
 #define QSCHEME_FAST_FUSED_INL_H_
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -710,6 +711,18 @@ HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::
 }
 
 HWY_NOINLINE std::size_t FusedLanesImpl() { return hn::Lanes(hn::ScalableTag<float>()); }
+
+// ---------------------------------------------------------------------------- streaming stores
+
+HWY_NOINLINE void StreamCopyImpl(std::uint8_t* HWY_RESTRICT dst, const std::uint8_t* HWY_RESTRICT src, std::size_t n) {
+  const hn::ScalableTag<std::uint8_t> d;
+  const std::size_t N = hn::Lanes(d);
+  const std::size_t head = std::min(n, (N - reinterpret_cast<std::uintptr_t>(dst) % N) % N);
+  std::memcpy(dst, src, head);
+  std::size_t i = head;
+  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  std::memcpy(dst + i, src + i, n - i);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace qscheme::fast::kernels

@@ -8,6 +8,8 @@
 #include "fast/fused-inl.h"
 
 #if HWY_ONCE
+#include <atomic>
+
 #include "fast/kernels.h"
 
 namespace qscheme::fast::kernels {
@@ -24,6 +26,7 @@ HWY_EXPORT(ScalesFromBytesImpl);
 HWY_EXPORT(ScaleValuesFromBitsImpl);
 HWY_EXPORT(DequantCodesImpl);
 HWY_EXPORT(FusedLanesImpl);
+HWY_EXPORT(StreamCopyImpl);
 
 // Every entry point first applies QSCHEME_TARGET (kernels.cc), as the kernels of kernels.h do.
 #define QSCHEME_FUSED_CALL(name) (ApplyTargetEnv(), HWY_DYNAMIC_DISPATCH(name))
@@ -67,6 +70,17 @@ void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start,
   QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, e32, e64, c, out);
 }
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
+namespace {
+std::atomic<std::size_t> g_stream_bytes{std::size_t{8} << 20};
+}  // namespace
+std::size_t StreamBytes() { return g_stream_bytes.load(std::memory_order_relaxed); }
+void SetStreamBytes(std::size_t bytes) { g_stream_bytes.store(bytes, std::memory_order_relaxed); }
+StreamFence::~StreamFence() {
+  if (on) hwy::FlushStream();
+}
+void StreamCopy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+  QSCHEME_FUSED_CALL(StreamCopyImpl)(dst, src, n);
+}
 
 }  // namespace qscheme::fast::kernels
 #endif  // HWY_ONCE

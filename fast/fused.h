@@ -112,4 +112,23 @@ void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start,
 // f32 lanes of the fused kernels on the current target (bw and chunk starts must be multiples).
 std::size_t FusedLanes();
 
+// Copies n bytes to dst with non-temporal stores (from dst's first vector-aligned byte; the
+// unaligned head and tail by plain stores), for outputs too large to stay in this core's caches:
+// a plain store first reads the line it writes (read for ownership), which a streaming store
+// skips. The stores are weakly ordered: the writing thread calls hwy::FlushStream() before the
+// output is handed over. (`qscheme bench` measures the effect: docs/PERFORMANCE.md.)
+void StreamCopy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
+// Outputs of at least StreamBytes() bytes are streamed (dequantize_from_bytes; quantize's 1 B per
+// element gained nothing): by default 8 MiB, four times a core's
+// 2 MiB L2 on this machine, far beyond what a consumer could still find in cache. Tests lower it
+// to run the streaming paths on small tensors.
+std::size_t StreamBytes();
+void SetStreamBytes(std::size_t bytes);
+// Fences a thread's streaming stores (hwy::FlushStream) on every way out of its work, so that
+// they are visible before the thread is joined.
+struct StreamFence {
+  bool on;
+  ~StreamFence();
+};
+
 }  // namespace qscheme::fast::kernels

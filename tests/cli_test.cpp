@@ -519,6 +519,8 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   }
   const std::vector<std::string> expected{"baseline read4 write1",
                                           "baseline read1 write4",
+                                          "baseline read4 write1 streaming",
+                                          "baseline read1 write4 streaming",
                                           "baseline two-pass read4 read4 write0.5",
                                           "quantize q8_0",
                                           "quantize q4_0",
@@ -549,6 +551,9 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
     for (unsigned threads : {1u, 2u}) {
       std::vector<std::uint8_t> q(n, 0xAB), two(n, 0xAB);
       qscheme::bench::baseline_read4_write1(x.data(), q.data(), n, threads);
+      std::vector<std::uint8_t> qs(n, 0xAB);
+      qscheme::bench::baseline_read4_write1_stream(x.data(), qs.data(), n, threads);
+      BOOST_TEST(qs == q);
       qscheme::bench::baseline_two_pass(x.data(), two.data(), n, threads);
       const std::size_t h = n / 2;
       for (std::size_t i = 0; i < n; ++i) {
@@ -565,6 +570,9 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
       std::vector<float> d(n, 0.0f);
       qscheme::bench::baseline_read1_write4(q.data(), d.data(), n, threads);
       for (std::size_t i = 0; i < n; ++i) BOOST_TEST(d[i] == static_cast<float>(static_cast<std::int8_t>(q[i])));
+      std::vector<float> ds(n + 1, 0.0f);
+      qscheme::bench::baseline_read1_write4_stream(q.data(), ds.data() + 1, n, threads);  // misaligned
+      BOOST_TEST(std::equal(d.begin(), d.end(), ds.begin() + 1));
     }
   }
 }

@@ -17,6 +17,7 @@
 #include "fast/fast.hpp"
 #include "fast/fused.h"
 #include "fast/kernels.h"
+#include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
@@ -382,6 +383,76 @@ BOOST_AUTO_TEST_CASE(scales_from_bytes_matches_its_scalar_twin_on_every_target) 
     }
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+BOOST_AUTO_TEST_CASE(stream_copy_equals_memcpy_at_every_alignment_on_every_target) {
+  std::vector<std::uint8_t> src(700);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 37 + 11);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (std::size_t n : {0, 1, 15, 16, 63, 64, 65, 200, 511}) {
+      for (std::size_t off = 0; off < 64; off += (off < 8 ? 1 : 9)) {
+        std::vector<std::uint8_t> a(n + 192, kCanary), b(n + 192, kCanary);
+        fast::kernels::StreamCopy(a.data() + 64 + off, src.data() + off, n);
+        hwy::FlushStream();
+        std::memcpy(b.data() + 64 + off, src.data() + off, n);
+        BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " n " << n << " offset " << off) { BOOST_TEST(a == b); }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+BOOST_AUTO_TEST_CASE(streamed_outputs_equal_plain_ones_for_fused_schemes) {
+  // With the streaming threshold at 0 every output of dequantize_from_bytes goes through
+  // StreamCopy; the floats must be those of plain stores, also when the output is not aligned.
+  // (quantize_to_bytes does not stream: at 1 B per element it gained nothing, docs/PERFORMANCE.md.)
+  struct Restore {
+    std::size_t was = fast::kernels::StreamBytes();
+    ~Restore() {
+      fast::kernels::SetStreamBytes(was);
+      hwy::SetSupportedTargetsForTest(0);
+    }
+  } restore;
+  std::size_t checked = 0, vertical = 0;
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    std::size_t si = 0;
+    for (const auto& s : qscheme::tuple_space()) {
+      if (++si % qscheme::testing::SanitizerStride(29) != 0 || !qscheme::validate_scheme(s).ok()) continue;
+      for (const auto& shape : Shapes()) {
+        const auto l = qscheme::make_layout(s, shape);
+        if (!l.ok()) continue;
+        const auto plan = fast::detail::make_bytes_plan(s, *l);
+        if (!plan.fused) continue;
+        const auto x = Tensors(l->elements, static_cast<std::uint32_t>(si))[0];
+        for (std::size_t mis : {0, 1, 3}) {
+          BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " elements "
+                                       << l->elements << " misaligned by " << mis) {
+            std::vector<std::uint8_t> plain(l->total_bytes);
+            BOOST_TEST_REQUIRE(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, plain.data(), plain.size()).ok());
+            std::vector<float> yp(l->elements), ys(l->elements + 4, 7.0f);
+            fast::kernels::SetStreamBytes(SIZE_MAX);
+            BOOST_TEST_REQUIRE(fast::dequantize_from_bytes(s, shape, plain.data(), plain.size(), qscheme::Profile::exact,
+                                                           yp.data(), yp.size())
+                                   .ok());
+            fast::kernels::SetStreamBytes(0);
+            float* yo = ys.data() + mis;  // output misaligned by mis floats
+            BOOST_TEST_REQUIRE(fast::dequantize_from_bytes(s, shape, plain.data(), plain.size(), qscheme::Profile::exact,
+                                                           yo, yp.size())
+                                   .ok());
+            BOOST_TEST(std::memcmp(yp.data(), yo, yp.size() * sizeof(float)) == 0);
+            BOOST_TEST(yo[yp.size()] == 7.0f);
+            ++checked;
+            vertical += plan.vertical ? 1 : 0;
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE("streamed cases: " << checked << ", packed across rows: " << vertical);
+  BOOST_TEST(checked > 50u);
+  BOOST_TEST(vertical > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(byte_sizes_and_rejections_leave_out_untouched) {
