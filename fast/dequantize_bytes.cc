@@ -87,6 +87,9 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   // A large output is written by streaming stores from an L1-sized buffer (kernels::StreamCopy):
   // at 64 MiB that is 4 B per element less to read.
   const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
+  // Two levels in f32 lanes where value * s is exact in f32 (then one f32 multiply by g rounds
+  // once, as the exact product does), else through s * g in f64.
+  const bool f32_two = p.two && kernels::TwoLevelInF32(static_cast<int>(p.sd));
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     std::vector<std::uint8_t> codes(16 * p.chunk);
     std::vector<double> e64(p.two ? p.chunk / p.bw + 2 : 0);
@@ -112,6 +115,8 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
           const float* s = sv.data() + r * p.nbr + kb;
           if (!p.two) {
             kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst);
+          } else if (f32_two) {
+            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst, static_cast<float>(g));
           } else {
             for (std::uint64_t k = 0; k < nbc; ++k) e64[k] = static_cast<double>(s[k]) * g;  // exact: 24 x 24 bits
             kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, nullptr, e64.data(), p.code, dst);

@@ -671,8 +671,10 @@ HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRI
 
 HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
                                    std::size_t bw, const float* HWY_RESTRICT e32, const double* HWY_RESTRICT e64,
-                                   const CodeSpec& c, float* HWY_RESTRICT out) {
+                                   const CodeSpec& c, float* HWY_RESTRICT out, float g) {
   const hn::ScalableTag<float> df;
+  const auto vg = hn::Set(df, g);
+  const bool two = g != 1.0f;  // g == 1: the product is the same without it
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const hn::Rebind<std::uint8_t, decltype(df)> d8;
   const hn::Half<decltype(df)> dh;
@@ -688,7 +690,8 @@ HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::
                                                                          reinterpret_cast<const std::int8_t*>(src))))
                          : CodeValues(di, hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, src))), c);
       if (e64 == nullptr) {
-        hn::StoreU(hn::Mul(v, hn::Set(df, e32[k])), df, dst);
+        const auto p = hn::Mul(v, hn::Set(df, e32[k]));  // exact (one level: the one rounding)
+        hn::StoreU(two ? hn::Mul(p, vg) : p, df, dst);
         return;
       }
       const auto ve = hn::Set(dd, e64[k]);

@@ -66,8 +66,8 @@ std::size_t ScaleValuesFromBits(const std::uint32_t* bits, std::size_t nb, int d
   return QSCHEME_FUSED_CALL(ScaleValuesFromBitsImpl)(bits, nb, dt, value);
 }
 void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
-                  const double* e64, const CodeSpec& c, float* out) {
-  QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, e32, e64, c, out);
+                  const double* e64, const CodeSpec& c, float* out, float g) {
+  QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, e32, e64, c, out, g);
 }
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
 namespace {

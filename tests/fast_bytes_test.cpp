@@ -455,6 +455,49 @@ BOOST_AUTO_TEST_CASE(streamed_outputs_equal_plain_ones_for_fused_schemes) {
   BOOST_TEST(vertical > 0u);
 }
 
+BOOST_AUTO_TEST_CASE(two_level_dequantize_rounds_once_at_extreme_globals) {
+  // Two levels with f16 or ue4m3 block scales dequantize in f32 lanes, f32(f32(value * s) * g)
+  // (kernels::TwoLevelInF32): one rounding only if value * s is exact. The global is patched to
+  // extremes -- the largest f32 (products overflow), the least normal and subnormal ones
+  // (products underflow) -- and the floats must be the reference's, bit for bit.
+  std::size_t checked = 0;
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    std::size_t si = 0;
+    for (const auto& s : qscheme::tuple_space()) {
+      ++si;
+      if (!s.tensor || !s.block || !qscheme::validate_scheme(s).ok()) continue;
+      if (si % qscheme::testing::SanitizerStride(3) != 0) continue;
+      const std::vector<std::uint64_t> shape{8, 256};
+      const auto l = qscheme::make_layout(s, shape);
+      if (!l.ok() || !fast::detail::make_bytes_plan(s, *l).fused) continue;
+      const auto x = Tensors(l->elements, static_cast<std::uint32_t>(si))[0];
+      std::vector<std::uint8_t> bytes(l->total_bytes);
+      BOOST_TEST_REQUIRE(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, bytes.data(), bytes.size()).ok());
+      for (std::uint32_t gb : {0x7F7FFFFFu, 0x7E800000u, 0x3F800000u, 0x00800000u, 0x00000001u, 0x0B000000u, 0x3EAAAAABu}) {
+        auto b = bytes;
+        for (int i = 0; i < 4; ++i) b[l->value_bytes + l->scale_bytes + i] = static_cast<std::uint8_t>(gb >> (8 * i));
+        BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " global 0x"
+                                     << std::hex << gb) {
+          auto q = ref::decode(s, shape, b, qscheme::Profile::exact);
+          std::vector<float> got(l->elements, 7.0f);
+          const auto st = fast::dequantize_from_bytes(s, shape, b.data(), b.size(), qscheme::Profile::exact, got.data(),
+                                                      got.size());
+          BOOST_TEST_REQUIRE(st.ok() == q.ok());
+          if (!q.ok()) continue;
+          const auto want = ref::dequantize(*q);
+          BOOST_TEST_REQUIRE(want.ok());
+          BOOST_TEST(BitsOf(got) == BitsOf(*want), boost::test_tools::per_element());
+          ++checked;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  BOOST_TEST_MESSAGE("two-level cases: " << checked);
+  BOOST_TEST(checked > 20u);
+}
+
 BOOST_AUTO_TEST_CASE(byte_sizes_and_rejections_leave_out_untouched) {
   const auto s = qscheme::parse_scheme("q8_0").value();
   const std::vector<std::uint64_t> shape{4, 64};
