@@ -51,73 +51,54 @@ double Timed(F f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void BM_baseline_read4_write1(benchmark::State& state) {
+// A baseline loop f32 -> bytes (fn(x, out, n, threads)) over the benchmark input. vs_baseline
+// against *base when given; the plain read4/write1 loop stores its own GB/s instead.
+template <class Fn>
+void QuantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
   const unsigned threads = ApplyThreads();
   const auto& x = Input();
   std::vector<std::uint8_t> out(kN);
   double secs = 0;
   for (auto _ : state) {
-    secs += Timed([&] { qb::baseline_read4_write1(x.data(), out.data(), kN, threads); });
+    secs += Timed([&] { fn(x.data(), out.data(), kN, threads); });
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  Report(state, secs, 0, true, &g_base_q);
+  Report(state, secs, base ? *base : 0, store != nullptr, store);
 }
 
+// The same for a loop bytes -> f32 (the dequantize direction).
+template <class Fn>
+void DequantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
+  const unsigned threads = ApplyThreads();
+  std::vector<std::uint8_t> in(kN);
+  for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
+  std::vector<float> out(kN);
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] { fn(in.data(), out.data(), kN, threads); });
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, base ? *base : 0, store != nullptr, store);
+}
+
+void BM_baseline_read4_write1(benchmark::State& state) {
+  QuantizeBaseline(state, qb::baseline_read4_write1, nullptr, &g_base_q);
+}
+void BM_baseline_read1_write4(benchmark::State& state) {
+  DequantizeBaseline(state, qb::baseline_read1_write4, nullptr, &g_base_dq);
+}
 // The streaming-store loops (bench/baseline.hpp); vs_baseline against their plain loops.
 void BM_baseline_read4_write1_stream(benchmark::State& state) {
-  const unsigned threads = ApplyThreads();
-  const auto& x = Input();
-  std::vector<std::uint8_t> out(kN);
-  double secs = 0;
-  for (auto _ : state) {
-    secs += Timed([&] { qb::baseline_read4_write1_stream(x.data(), out.data(), kN, threads); });
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  Report(state, secs, g_base_q, false, nullptr);
+  QuantizeBaseline(state, qb::baseline_read4_write1_stream, &g_base_q, nullptr);
 }
-
 void BM_baseline_read1_write4_stream(benchmark::State& state) {
-  const unsigned threads = ApplyThreads();
-  std::vector<std::uint8_t> in(kN);
-  for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
-  std::vector<float> out(kN);
-  double secs = 0;
-  for (auto _ : state) {
-    secs += Timed([&] { qb::baseline_read1_write4_stream(in.data(), out.data(), kN, threads); });
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  Report(state, secs, g_base_dq, false, nullptr);
+  DequantizeBaseline(state, qb::baseline_read1_write4_stream, &g_base_dq, nullptr);
 }
-
 // The two-pass bound of two-level kernels (bench/baseline.hpp); vs_baseline against read4/write1.
 void BM_baseline_two_pass(benchmark::State& state) {
-  const unsigned threads = ApplyThreads();
-  const auto& x = Input();
-  std::vector<std::uint8_t> out(kN);
-  double secs = 0;
-  for (auto _ : state) {
-    secs += Timed([&] { qb::baseline_two_pass(x.data(), out.data(), kN, threads); });
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  Report(state, secs, g_base_q, false, nullptr);
-}
-
-void BM_baseline_read1_write4(benchmark::State& state) {
-  const unsigned threads = ApplyThreads();
-  std::vector<std::uint8_t> in(kN);
-  for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
-  std::vector<float> out(kN);
-  double secs = 0;
-  for (auto _ : state) {
-    secs += Timed([&] { qb::baseline_read1_write4(in.data(), out.data(), kN, threads); });
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  Report(state, secs, 0, true, &g_base_dq);
+  QuantizeBaseline(state, qb::baseline_two_pass, &g_base_q, nullptr);
 }
 
 // One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.
