@@ -39,7 +39,8 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
                                                 std::to_string(l.elements) + " elements");
   }
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
-  if (!p.fused || profile == Profile::burn) {
+  // Two levels only where value * s is exact in f32 (every scheme validate() admits).
+  if (!p.fused || profile == Profile::burn || (p.two && !kernels::TwoLevelInF32(static_cast<int>(p.sd)))) {
     return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
   // Scales (and the global) first, as decode checks them.
@@ -87,12 +88,8 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   // A large output is written by streaming stores from an L1-sized buffer (kernels::StreamCopy):
   // at 64 MiB that is 4 B per element less to read.
   const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
-  // Two levels in f32 lanes where value * s is exact in f32 (then one f32 multiply by g rounds
-  // once, as the exact product does), else through s * g in f64.
-  const bool f32_two = p.two && kernels::TwoLevelInF32(static_cast<int>(p.sd));
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     std::vector<std::uint8_t> codes(16 * p.chunk);
-    std::vector<double> e64(p.two ? p.chunk / p.bw + 2 : 0);
     const std::unique_ptr<float[]> buf(stream ? new float[p.chunk] : nullptr);  // not zeroed: written first
     const kernels::StreamFence fence{stream};
     const std::uint8_t* rows[16];
@@ -108,20 +105,8 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
         const std::uint64_t r = un.row[i];
         float* to = out + r * p.L + un.c0;
         float* dst = stream ? buf.get() : to;
-        if (p.bw == 0) {
-          kernels::DequantCodes(rows[i], un.len, un.c0, 0, sv.data(), nullptr, p.code, dst);
-        } else {
-          const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
-          const float* s = sv.data() + r * p.nbr + kb;
-          if (!p.two) {
-            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst);
-          } else if (f32_two) {
-            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, nullptr, p.code, dst, static_cast<float>(g));
-          } else {
-            for (std::uint64_t k = 0; k < nbc; ++k) e64[k] = static_cast<double>(s[k]) * g;  // exact: 24 x 24 bits
-            kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, nullptr, e64.data(), p.code, dst);
-          }
-        }
+        const float* s = p.bw == 0 ? sv.data() : sv.data() + r * p.nbr + un.c0 / p.bw;
+        kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, static_cast<float>(g), p.code, dst);
         if (stream) {
           kernels::StreamCopy(reinterpret_cast<std::uint8_t*>(to), reinterpret_cast<const std::uint8_t*>(dst),
                               un.len * sizeof(float));

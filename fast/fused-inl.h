@@ -670,15 +670,13 @@ HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRI
 }
 
 HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
-                                   std::size_t bw, const float* HWY_RESTRICT e32, const double* HWY_RESTRICT e64,
-                                   const CodeSpec& c, float* HWY_RESTRICT out, float g) {
+                                   std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
+                                   float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
   const auto vg = hn::Set(df, g);
   const bool two = g != 1.0f;  // g == 1: the product is the same without it
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const hn::Rebind<std::uint8_t, decltype(df)> d8;
-  const hn::Half<decltype(df)> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
   const std::size_t N = hn::Lanes(df);
   std::size_t i = 0, k = 0;
   std::size_t next = bw ? (start / bw + 1) * bw - start : len;
@@ -689,15 +687,8 @@ HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::
                          ? hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, decltype(df)>(),
                                                                          reinterpret_cast<const std::int8_t*>(src))))
                          : CodeValues(di, hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, src))), c);
-      if (e64 == nullptr) {
-        const auto p = hn::Mul(v, hn::Set(df, e32[k]));  // exact (one level: the one rounding)
-        hn::StoreU(two ? hn::Mul(p, vg) : p, df, dst);
-        return;
-      }
-      const auto ve = hn::Set(dd, e64[k]);
-      const auto lo = DemoteToF32Overflowing(dh, dd, hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, v)), ve));
-      const auto hi = DemoteToF32Overflowing(dh, dd, hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, v)), ve));
-      hn::StoreU(hn::Combine(df, hi, lo), df, dst);
+      const auto p = hn::Mul(v, hn::Set(df, s[k]));  // one level: the one rounding; two: exact
+      hn::StoreU(two ? hn::Mul(p, vg) : p, df, dst);
     };
     for (; i + N <= end; i += N) one(codes + i, out + i);
     if (i < end) {

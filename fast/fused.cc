@@ -65,9 +65,9 @@ std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, floa
 std::size_t ScaleValuesFromBits(const std::uint32_t* bits, std::size_t nb, int dt, float* value) {
   return QSCHEME_FUSED_CALL(ScaleValuesFromBitsImpl)(bits, nb, dt, value);
 }
-void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
-                  const double* e64, const CodeSpec& c, float* out, float g) {
-  QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, e32, e64, c, out, g);
+void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* s,
+                  float g, const CodeSpec& c, float* out) {
+  QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, s, g, c, out);
 }
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
 namespace {

@@ -104,16 +104,17 @@ std::size_t ScalesFromBytes(const std::uint8_t* in, std::size_t nb, int dt, floa
 std::size_t ScaleValuesFromBits(const std::uint32_t* bits, std::size_t nb, int dt, float* value);
 
 // Exact dequantize of raw fields: out[i] = f32_rne(value(codes[i]) * e(i)), blocks as in
-// QuantizeCodes. One level: e32 = the scales (f32 values), e64 = nullptr, g = 1; two levels:
-// e64 = s * g (exact in f64), e32 = nullptr; or, when every value(code) * s is exact in f32
-// (TwoLevelInF32), e32 = the block scales s and g the global: f32(f32(value * s) * g) rounds
-// once. Preconditions: valid codes; lanes divide bw and start.
-void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* e32,
-                  const double* e64, const CodeSpec& c, float* out, float g = 1.0f);
+// QuantizeCodes, as f32(f32(value * s) * g): s the stored scale values, g the global (1 for one
+// level, where value * s is the one rounding). For two levels value * s must be exact in f32
+// (TwoLevelInF32); then the multiplication by g is the one rounding. Preconditions: valid codes;
+// lanes divide bw and start.
+void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw, const float* s,
+                  float g, const CodeSpec& c, float* out);
 // Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
 // (ScaleDtype as int): f16 or ue4m3 scales (at most 11 significant bits, in [2^-24, 65504]) times
 // any value kind (at most 8 bits, magnitudes in [2^-16, 57344]) stay within 19 bits and
-// [2^-40, 2^32], normal f32 numbers.
+// [2^-40, 2^32], normal f32 numbers. validate() admits two levels only with these block dtypes
+// (two-level-block-dtype).
 inline bool TwoLevelInF32(int sd) { return sd == 1 || sd == 4; }
 
 // f32 lanes of the fused kernels on the current target (bw and chunk starts must be multiples).
