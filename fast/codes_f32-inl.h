@@ -97,6 +97,36 @@ struct FastConsts {
   }
 };
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// e2m1 codes of a 16-lane vector from r = x * inv by one table lookup, and the lanes near a
+// rounding boundary (FastCodesNear's contract, four vector operations fewer than its minifloat
+// arithmetic: nvfp4 and mxfp4 spend most of their time here).
+// Every rounding boundary of e2m1 (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) is 2^E * (1 + j/4): the
+// code of a magnitude y away from them depends only on y's exponent and top two mantissa bits,
+// bits(y) >> 21. y is clamped to [0.2, 6.5] (bits(y) >> 21 then spans 24 values; below 0.25 the
+// code is 0, above 5 it is 7), and the low five bits of bits(y) >> 21 index a 32-entry table
+// (vpermi2d; the biased exponent mod 8 keeps the six binades apart). A lane is flagged when the
+// low 21 bits of bits(y) are within 8 of a multiple of 2^21, i.e. y within 8 ulps of some
+// 2^E * (1 + j/4), boundaries and exact ties included: |r - x/e| <= 3.000001 * 2^-24 |x/e| (section
+// 6) is at most 3 ulps of y there, so an unflagged y lies on the same side of every boundary as
+// |x/e|. 0.2 and 6.5 are no such points. The sign is x's, as the general path.
+template <class DF>
+HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  // Entry 4 * (biased E mod 8) + top two mantissa bits: binades 2^1 (entries 0-3), 2^2 (4-7),
+  // 2^-3 (16-19), 2^-2 (20-23), 2^-1 (24-27), 2^0 (28-31); 8-15 never occur.
+  const __m512i lo = _mm512_setr_epi32(4, 5, 5, 6, 6, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4);
+  auto a = hn::And(hn::BitCast(di, r), hn::Set(di, 0x7FFFFFFF));
+  a = hn::Min(hn::Max(a, hn::Set(di, 0x3E4CCCCD)), hn::Set(di, 0x40D00000));  // [0.2f, 6.5f]
+  const hn::Vec<decltype(di)> mag{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
+  const auto sbit = hn::BitCast(di, hn::ShiftRight<28>(hn::BitCast(du, x)));
+  *out = hn::OrAnd(mag, sbit, hn::Set(di, 8));
+  return hn::RebindMask(df, NoBitSet(di, hn::Add(a, hn::Set(di, 8)), 0x1FFFF0));
+}
+#endif
+
 // Codes of one f32 vector from r = x * inv, and the mask of lanes in which r (or t, for
 // minifloats) lies near a rounding boundary: those lanes' codes are unreliable, and the caller
 // divides exactly (FastCodes below, or a group of vectors at once).
@@ -134,6 +164,9 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
     return hn::RebindMask(df, NoBitSet(di, s, 0x1FFC));
 #endif
   } else {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kFmt == scalar::kE2M1 && sizeof(r.raw) == 64) return E2M1CodesNear(df, x, r, out);
+#endif
     const auto y = hn::Min(hn::Abs(r), k.vmax);
     // em = (E + 127) << 23, the exponent field of max(y, 2^emin); 2^(m - E) has the field
     // ((254 + m) << 23) - em, and (E + 127) << m is em >> (23 - m).
