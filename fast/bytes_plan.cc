@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "fast/exact_scale.h"
+#include "fast/lowest_code.hpp"
 #include "fast/scalar.h"
 
 namespace qscheme::fast::detail {
@@ -51,6 +52,7 @@ BytesPlan make_bytes_plan(const Scheme& s, const Layout& l) {
     p.code.hi = (1 << vi.bits) - 1;
   }
   p.spec = scale_spec(p.sd, p.W, 1.0);
+  p.spec.count_tight = detail::asymmetric(p.code.lo, p.code.hi);
   p.Dmax = p.two ? p.spec.max : 1.0;
 
   if (l.packed_axis < 0) {

@@ -310,7 +310,8 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
               return;
             }
           }
-          const kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
+          kernels::ScaleSpec sp = detail::scale_spec(sd, W, 1.0);
+          sp.count_tight = asym;
           ee.resize(ns);
           inv.resize(ns);
           if (asym) {
@@ -467,10 +468,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
   if (vector_scales) {
     // W * g is exact: W has at most 17 significant bits, g 24.
-    const kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
+    kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
     ee.resize(nb);
     ei.resize(nb);
     const bool asym = detail::asymmetric(vi.lo, vi.hi);
+    sp.count_tight = asym;
     if (asym) {
       tight.resize(nb);
       lowest.resize(nb);

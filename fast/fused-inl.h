@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "fast/codes_f32-inl.h"
 #include "fast/fused.h"
@@ -44,10 +45,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
-HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& spec,
                                           std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
                                           float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
                                           std::uint32_t* HWY_RESTRICT lowest) {
+  // A copy the stores below cannot alias: otherwise its fields are loaded again per vector.
+  const ScaleSpec s = spec;
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;
@@ -66,8 +69,9 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   // valid: lanes that are blocks (the padded tail has fewer; a padding lane may well be far, as a
   // zero maximum is on ue8m0's grid 2^-127).
   const auto vW = hn::Set(dd, s.wg / s.g);  // W: wg = W * g is exact, so is the quotient
-  auto one = [&](const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::uint32_t* tdst,
-                 std::uint32_t* ldst, std::size_t valid) {
+  // kCount: s.count_tight as a constant, so that the loop without counts carries none of them.
+  auto one = [&](auto kCount, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst,
+                 std::uint32_t* tdst, std::uint32_t* ldst, std::size_t valid) {
     const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
     const auto a2 = hn::Add(a, a);
     // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
@@ -111,8 +115,10 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     const auto wev = hn::Mul(vW, ev);
     const auto pos = hn::Gt(a2, hn::Zero(dd));
     const auto t = hn::AndNot(hn::Gt(wev, a2), pos);
-    ntight += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), t));
-    nbelow += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), hn::And(hn::Lt(wev, a2), pos)));
+    if constexpr (decltype(kCount)::value) {
+      ntight += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), t));
+      nbelow += hn::CountTrue(dd, hn::And(hn::FirstN(dd, valid), hn::And(hn::Lt(wev, a2), pos)));
+    }
     if (tdst) hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, hn::IfThenElseZero(t, hn::Set(dd, 1.0)))), du32, tdst);
     if (ldst) {
       // The bits of -a are amax - 2^31 as an i32; 0xFFFFFFFF is -1.
@@ -129,10 +135,14 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
-  std::size_t k = 0;
-  for (; k + N <= nb; k += N) {
-    one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
-  }
+  auto whole = [&](auto kCount) {
+    std::size_t j = 0;
+    for (; j + N <= nb; j += N) {
+      one(kCount, amax + j, bits + j, e + j, inv + j, tight ? tight + j : nullptr, lowest ? lowest + j : nullptr, N);
+    }
+    return j;
+  };
+  const std::size_t k = s.count_tight ? whole(std::true_type()) : whole(std::false_type());
   if (k < nb) {
     HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
     HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
@@ -141,7 +151,11 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(double)];
     std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(a, b, ev, iv, tv, lv, nb - k);
+    if (s.count_tight) {
+      one(std::true_type(), a, b, ev, iv, tv, lv, nb - k);
+    } else {
+      one(std::false_type(), a, b, ev, iv, tv, lv, nb - k);
+    }
     if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
     if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));

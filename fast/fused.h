@@ -22,6 +22,9 @@ struct ScaleSpec {
   double max = 0;     //       largest value,
   bool has_zero = true;  //    0 is on the grid (false: ue8m0, whose least value is 2^-127)
   bool ue8m0 = false;    //    bit pattern = biased exponent (else IEEE-like: (E - emin) << m | n)
+  // Whether ScalesFromMax counts the tight blocks (ScaleFacts::tight, below; 0 when false). Only
+  // the asymmetric integer kinds need them; counting is a fifth of the kernel for 16-wide blocks.
+  bool count_tight = true;
 };
 
 // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,

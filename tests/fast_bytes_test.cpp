@@ -328,6 +328,20 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             BOOST_TEST(facts.tight == want_tight);
             BOOST_TEST(facts.below == want_below);
           }
+          {  // Without the counts (minifloats, symmetric kinds): the same scales, no counts.
+            fast::kernels::ScaleSpec nc = sp;
+            nc.count_tight = false;
+            std::vector<std::uint32_t> bits2(amax.size());
+            std::vector<double> e2(amax.size());
+            std::vector<float> inv2(amax.size());
+            const fast::kernels::ScaleFacts f2 =
+                fast::kernels::ScalesFromMax(amax.data(), amax.size(), nc, bits2.data(), e2.data(), inv2.data());
+            BOOST_TEST((bits2 == bits && e2 == e));
+            BOOST_TEST(std::memcmp(inv2.data(), inv.data(), inv.size() * sizeof(float)) == 0);
+            BOOST_TEST(f2.any_far == facts.any_far);
+            BOOST_TEST(f2.tight == 0u);
+            BOOST_TEST(f2.below == 0u);
+          }
           // Each maximum alone: the result names exactly the calls with an out-of-range scale, and
           // with a tight one (the first ones of amax are exact quotients or saturate).
           for (std::size_t k = 0; k < amax.size(); k += (k < 16 ? 1 : 97)) {
