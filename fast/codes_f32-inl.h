@@ -118,8 +118,10 @@ HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, hn::V
   // 2^-3 (16-19), 2^-2 (20-23), 2^-1 (24-27), 2^0 (28-31); 8-15 never occur.
   const __m512i lo = _mm512_setr_epi32(4, 5, 5, 6, 6, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4);
-  auto a = hn::And(hn::BitCast(di, r), hn::Set(di, 0x7FFFFFFF));
-  a = hn::Min(hn::Max(a, hn::Set(di, 0x3E4CCCCD)), hn::Set(di, 0x40D00000));  // [0.2f, 6.5f]
+  // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the
+  // lower clamp on the bits: [0.2f, 6.5f].
+  const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(r.raw, _mm512_set1_ps(6.5f), 0x0A))};
+  const auto a = hn::Max(y, hn::Set(di, 0x3E4CCCCD));
   const hn::Vec<decltype(di)> mag{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
   const auto sbit = hn::BitCast(di, hn::ShiftRight<28>(hn::BitCast(du, x)));
   *out = hn::OrAnd(mag, sbit, hn::Set(di, 8));
