@@ -135,15 +135,13 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
-  auto whole = [&](auto kCount) {
-    std::size_t j = 0;
-    for (; j + N <= nb; j += N) {
-      one(kCount, amax + j, bits + j, e + j, inv + j, tight ? tight + j : nullptr, lowest ? lowest + j : nullptr, N);
+  // Every block, whole vectors then the padded tail, with kCount fixed for all of them.
+  auto all = [&](auto kCount) {
+    std::size_t k = 0;
+    for (; k + N <= nb; k += N) {
+      one(kCount, amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
     }
-    return j;
-  };
-  const std::size_t k = s.count_tight ? whole(std::true_type()) : whole(std::false_type());
-  if (k < nb) {
+    if (k == nb) return;
     HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
     HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
@@ -151,16 +149,17 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(double)];
     HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(double)];
     std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    if (s.count_tight) {
-      one(std::true_type(), a, b, ev, iv, tv, lv, nb - k);
-    } else {
-      one(std::false_type(), a, b, ev, iv, tv, lv, nb - k);
-    }
+    one(kCount, a, b, ev, iv, tv, lv, nb - k);
     if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
     if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(e + k, ev, (nb - k) * sizeof(double));
     std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
+  };
+  if (s.count_tight) {
+    all(std::true_type());
+  } else {
+    all(std::false_type());
   }
 #if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
   (void)nbelow;
