@@ -99,7 +99,7 @@ struct FastConsts {
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 // e2m1 codes of a 16-lane vector from r = x * inv by one table lookup, and the lanes near a
-// rounding boundary (FastCodesNear's contract, four vector operations fewer than its minifloat
+// rounding boundary (FastCodesNear's contract, five vector operations fewer than its minifloat
 // arithmetic: nvfp4 and mxfp4 spend most of their time here).
 // Every rounding boundary of e2m1 (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) is 2^E * (1 + j/4): the
 // code of a magnitude y away from them depends only on y's exponent and top two mantissa bits,
