@@ -682,38 +682,98 @@ HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRI
   return ScaleValues(nb, dt, value, load, tail);
 }
 
-HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
-                                   std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
-                                   float* HWY_RESTRICT out) {
+// Values of one vector of one-byte codes (i32 lanes). kKind: 0 = 8-bit integers, 1 = narrower
+// integers (sign-extended from c.bits), 2 + fmt = a minifloat, as a constant so that the loops of
+// DequantCodesT carry no test of the kind.
+template <int kKind, class DF>
+HWY_INLINE hn::Vec<DF> CodeValuesOf(DF df, const std::uint8_t* HWY_RESTRICT src, const CodeSpec& c) {
+  const hn::Rebind<std::int32_t, DF> di;
+  if constexpr (kKind == 0) {
+    return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, DF>(), reinterpret_cast<const std::int8_t*>(src))));
+  } else {
+    const auto raw = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(hn::Rebind<std::uint8_t, DF>(), src)));
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kKind == 2 + scalar::kE2M1 && sizeof(raw.raw) == 64) {
+      // The sixteen e2m1 values (-0 included), one vpermps: an e2m1 code is its table index.
+      const __m512 t = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
+                                      -2.0f, -3.0f, -4.0f, -6.0f);
+      return hn::Vec<DF>{_mm512_permutexvar_ps(raw.raw, t)};
+    }
+#endif
+    if constexpr (kKind >= 2) return MiniValue(di, raw, Mini(kKind - 2));
+    return hn::ConvertTo(df, hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits));
+  }
+}
+
+template <int kKind, bool kTwo>
+HWY_INLINE void DequantCodesT(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
+                              std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
+                              float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
   const auto vg = hn::Set(df, g);
-  const bool two = g != 1.0f;  // g == 1: the product is the same without it
-  const hn::Rebind<std::int32_t, decltype(df)> di;
-  const hn::Rebind<std::uint8_t, decltype(df)> d8;
   const std::size_t N = hn::Lanes(df);
+  // One level: value * s is the one rounding; two: exact, then times g.
+  auto one = [&](const std::uint8_t* src, hn::Vec<decltype(df)> vs, float* dst) {
+    const auto p = hn::Mul(CodeValuesOf<kKind>(df, src, c), vs);
+    hn::StoreU(kTwo ? hn::Mul(p, vg) : p, df, dst);
+  };
   std::size_t i = 0, k = 0;
   std::size_t next = bw ? (start / bw + 1) * bw - start : len;
+  if (bw != 0 && bw % N == 0 && start % bw == 0 && len >= bw) {
+    // Whole blocks from the first column, V vectors each, with no per-block bookkeeping (q8_0's
+    // blocks are two vectors: the general loop below spends more on that than on the values).
+    const std::size_t nfull = len / bw;
+    auto blocks = [&](auto kV) {
+      constexpr std::size_t V = decltype(kV)::value;  // 0: bw / N at run time
+      const std::size_t vpb = V ? V : bw / N;
+      for (std::size_t b = 0; b < nfull; ++b) {
+        const auto vs = hn::Set(df, s[b]);
+        for (std::size_t j = 0; j < vpb; ++j) one(codes + (b * vpb + j) * N, vs, out + (b * vpb + j) * N);
+      }
+    };
+    switch (bw / N) {
+      case 1: blocks(std::integral_constant<std::size_t, 1>()); break;
+      case 2: blocks(std::integral_constant<std::size_t, 2>()); break;
+      case 4: blocks(std::integral_constant<std::size_t, 4>()); break;
+      default: blocks(std::integral_constant<std::size_t, 0>()); break;
+    }
+    i = k = nfull;
+    i *= bw;
+    next = i + bw;
+  }
   while (i < len) {
     const std::size_t end = next < len ? next : len;
-    auto one = [&](const std::uint8_t* src, float* dst) {
-      const auto v = c.fmt < 0 && c.bits == 8
-                         ? hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, decltype(df)>(),
-                                                                         reinterpret_cast<const std::int8_t*>(src))))
-                         : CodeValues(di, hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, src))), c);
-      const auto p = hn::Mul(v, hn::Set(df, s[k]));  // one level: the one rounding; two: exact
-      hn::StoreU(two ? hn::Mul(p, vg) : p, df, dst);
-    };
-    for (; i + N <= end; i += N) one(codes + i, out + i);
+    const auto vs = hn::Set(df, s[k]);
+    for (; i + N <= end; i += N) one(codes + i, vs, out + i);
     if (i < end) {
       HWY_ALIGN std::uint8_t b[HWY_MAX_BYTES / sizeof(float)] = {};
       HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
       std::memcpy(b, codes + i, end - i);
-      one(b, o);
+      one(b, vs, o);
       std::memcpy(out + i, o, (end - i) * sizeof(float));
       i = end;
     }
     ++k;
     next += bw;
+  }
+}
+
+HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_t len, std::size_t start,
+                                   std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
+                                   float* HWY_RESTRICT out) {
+  const int kind = c.fmt >= 0 ? 2 + c.fmt : c.bits == 8 ? 0 : 1;
+  const bool two = g != 1.0f;  // g == 1: the product is the same without it
+  auto run = [&](auto kKind) {
+    constexpr int K = decltype(kKind)::value;
+    if (two) return DequantCodesT<K, true>(codes, len, start, bw, s, g, c, out);
+    DequantCodesT<K, false>(codes, len, start, bw, s, g, c, out);
+  };
+  switch (kind) {
+    case 0: return run(std::integral_constant<int, 0>());
+    case 1: return run(std::integral_constant<int, 1>());
+    case 2: return run(std::integral_constant<int, 2>());
+    case 3: return run(std::integral_constant<int, 3>());
+    default: return run(std::integral_constant<int, 4>());
   }
 }
 
