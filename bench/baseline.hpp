@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fast/fast.hpp"
+#include "fast/fused.h"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 
@@ -131,6 +132,7 @@ struct Kernel {
   Profile profile;
   Direction direction;
   Api api = Api::bytes;
+  bool streamed = false;  // dequantize: outputs written by streaming stores (kernels::SetStreamBytes(0))
 };
 
 // The kernels both benchmark binaries measure.
@@ -145,6 +147,8 @@ inline const std::vector<Kernel>& kernels() {
       {"quantize q8_0 burn", "q8_0", Profile::burn, Direction::quantize, Api::bytes_single_pass},
       {"dequantize q8_0", "q8_0", Profile::exact, Direction::dequantize, Api::bytes_single_pass},
       {"dequantize nvfp4", "nvfp4", Profile::exact, Direction::dequantize, Api::bytes_single_pass},
+      // Streaming stores instead of plain ones (off by default; which wins depends on the machine).
+      {"dequantize q8_0 streamed", "q8_0", Profile::exact, Direction::dequantize, Api::bytes_single_pass, true},
       // The library default (OutputPolicy::untouched_on_error): the input checked before writing.
       {"quantize q8_0 untouched-on-error", "q8_0", Profile::exact, Direction::quantize, Api::bytes},
       {"quantize q4_0 untouched-on-error", "q4_0", Profile::exact, Direction::quantize, Api::bytes},
@@ -210,8 +214,12 @@ class KernelRun {
       return fast::quantize_to_bytes(scheme_, shape_, x_.data(), x_.size(), options_, bytes_.data(), bytes_.size(), pol);
     }
     if (kernel_.api == Api::codes) return fast::dequantize_into(q_, out_.data(), out_.size());
-    return fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), kernel_.profile, out_.data(),
-                                       out_.size(), pol);
+    const std::size_t was = fast::kernels::StreamBytes();
+    if (kernel_.streamed) fast::kernels::SetStreamBytes(0);
+    const Status st = fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), kernel_.profile,
+                                                  out_.data(), out_.size(), pol);
+    fast::kernels::SetStreamBytes(was);
+    return st;
   }
 
  private:

@@ -85,8 +85,9 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     });
     if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
-  // A large output is written by streaming stores from an L1-sized buffer (kernels::StreamCopy):
-  // at 64 MiB that is 4 B per element less to read.
+  // An output of StreamBytes() or more (off by default, see fused.h) is written by streaming stores
+  // from an L1-sized buffer (kernels::StreamCopy), which skip the read for ownership of 4 B per
+  // element.
   const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     std::vector<std::uint8_t> codes(16 * p.chunk);

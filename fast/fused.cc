@@ -9,6 +9,8 @@
 
 #if HWY_ONCE
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 
 #include "fast/kernels.h"
 
@@ -71,7 +73,18 @@ void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start,
 }
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
 namespace {
-std::atomic<std::size_t> g_stream_bytes{std::size_t{8} << 20};
+// Off unless QSCHEME_STREAM_BYTES (a byte count) says otherwise: which store wins depends on the
+// machine (docs/PERFORMANCE.md, "Streaming stores").
+std::size_t InitialStreamBytes() {
+  const char* v = std::getenv("QSCHEME_STREAM_BYTES");
+  if (v == nullptr || *v == '\0') return kNoStreaming;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long b = std::strtoull(v, &end, 10);
+  if (errno != 0 || *end != '\0' || v[0] == '-') return kNoStreaming;
+  return static_cast<std::size_t>(b);
+}
+std::atomic<std::size_t> g_stream_bytes{InitialStreamBytes()};
 }  // namespace
 std::size_t StreamBytes() { return g_stream_bytes.load(std::memory_order_relaxed); }
 void SetStreamBytes(std::size_t bytes) { g_stream_bytes.store(bytes, std::memory_order_relaxed); }

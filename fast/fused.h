@@ -130,9 +130,12 @@ std::size_t FusedLanes();
 // output is handed over. (`qscheme bench` measures the effect: docs/PERFORMANCE.md.)
 void StreamCopy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 // Outputs of at least StreamBytes() bytes are streamed (dequantize_from_bytes; quantize's 1 B per
-// element gained nothing): by default 8 MiB, four times a core's
-// 2 MiB L2 on this machine, far beyond what a consumer could still find in cache. Tests lower it
-// to run the streaming paths on small tensors.
+// element gained nothing). Off by default (kNoStreaming): on one machine streaming made the q8_0
+// dequantizer 1.4x faster, on another (Zen 5, faster memory) 1.3x slower, so it is the user's
+// choice: QSCHEME_STREAM_BYTES=8388608 in the environment (read once, at load) or SetStreamBytes.
+// `qscheme bench` times both ("dequantize q8_0" and "dequantize q8_0 streamed"). Tests set it to
+// 0 to run the streaming paths on small tensors.
+inline constexpr std::size_t kNoStreaming = ~std::size_t{0};
 std::size_t StreamBytes();
 void SetStreamBytes(std::size_t bytes);
 // Fences a thread's streaming stores (hwy::FlushStream) on every way out of its work, so that

@@ -530,6 +530,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "quantize q8_0 burn",
                                           "dequantize q8_0",
                                           "dequantize nvfp4",
+                                          "dequantize q8_0 streamed",
                                           "quantize q8_0 untouched-on-error",
                                           "quantize q4_0 untouched-on-error",
                                           "quantize mxfp8 untouched-on-error",
