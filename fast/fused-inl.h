@@ -695,8 +695,13 @@ HWY_INLINE hn::Vec<DF> CodeValuesOf(DF df, const std::uint8_t* HWY_RESTRICT src,
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kKind == 2 + scalar::kE2M1 && sizeof(raw.raw) == 64) {
       // The sixteen e2m1 values (-0 included), one vpermps: an e2m1 code is its table index.
+#if QSCHEME_MUTANT == 19  // mutant 19: the e2m1 value table takes +0 for code 8 (-0)
+      const __m512 t = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, 0.0f, -0.5f, -1.0f, -1.5f,
+                                      -2.0f, -3.0f, -4.0f, -6.0f);
+#else
       const __m512 t = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
                                       -2.0f, -3.0f, -4.0f, -6.0f);
+#endif
       return hn::Vec<DF>{_mm512_permutexvar_ps(raw.raw, t)};
     }
 #endif
@@ -727,7 +732,11 @@ HWY_INLINE void DequantCodesT(const std::uint8_t* HWY_RESTRICT codes, std::size_
       constexpr std::size_t V = decltype(kV)::value;  // 0: bw / N at run time
       const std::size_t vpb = V ? V : bw / N;
       for (std::size_t b = 0; b < nfull; ++b) {
+#if QSCHEME_MUTANT == 20  // mutant 20: whole-block dequantize takes the previous block's scale
+        const auto vs = hn::Set(df, s[b ? b - 1 : 0]);
+#else
         const auto vs = hn::Set(df, s[b]);
+#endif
         for (std::size_t j = 0; j < vpb; ++j) one(codes + (b * vpb + j) * N, vs, out + (b * vpb + j) * N);
       }
     };
