@@ -74,7 +74,7 @@ void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start,
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
 namespace {
 // Off unless QSCHEME_STREAM_BYTES (a byte count) says otherwise: which store wins depends on the
-// machine (docs/PERFORMANCE.md, "Streaming stores").
+// machine (docs/PERFORMANCE.md, "What changed (sixth session)").
 std::size_t InitialStreamBytes() {
   const char* v = std::getenv("QSCHEME_STREAM_BYTES");
   if (v == nullptr || *v == '\0') return kNoStreaming;
