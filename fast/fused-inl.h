@@ -549,15 +549,6 @@ HWY_NOINLINE bool UnpackColumnsImpl(const std::uint8_t* HWY_RESTRICT in, std::si
 
 // ---------------------------------------------------------------------------- dequantize
 
-// Signed value of raw integer fields (sign-extended from `bits`) or the f32 value of minifloat
-// patterns, from one vector of u8 codes widened to i32 lanes.
-template <class DI>
-HWY_INLINE hn::Vec<hn::Rebind<float, DI>> CodeValues(DI di, hn::Vec<DI> raw, const CodeSpec& c) {
-  const hn::Rebind<float, DI> df;
-  if (c.fmt >= 0) return MiniValue(di, raw, Mini(c.fmt));
-  return hn::ConvertTo(df, hn::ShiftRightSame(hn::ShiftLeftSame(raw, 32 - c.bits), 32 - c.bits));
-}
-
 // On byte lanes (a full vector of codes per compare): a raw field is bad when, sign-extended from
 // its width, it lies outside [lo, hi] (integers), or when it is wider than the format or a NaN/inf
 // pattern (minifloats).
@@ -682,9 +673,10 @@ HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRI
   return ScaleValues(nb, dt, value, load, tail);
 }
 
-// Values of one vector of one-byte codes (i32 lanes). kKind: 0 = 8-bit integers, 1 = narrower
-// integers (sign-extended from c.bits), 2 + fmt = a minifloat, as a constant so that the loops of
-// DequantCodesT carry no test of the kind.
+// Values of one vector of one-byte codes: the signed value of integer fields (sign-extended from
+// c.bits) or the f32 value of minifloat patterns. kKind: 0 = 8-bit integers, 1 = narrower
+// integers, 2 + fmt = a minifloat, as a constant so that the loops of DequantCodesT carry no test
+// of the kind.
 template <int kKind, class DF>
 HWY_INLINE hn::Vec<DF> CodeValuesOf(DF df, const std::uint8_t* HWY_RESTRICT src, const CodeSpec& c) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -746,8 +738,8 @@ HWY_INLINE void DequantCodesT(const std::uint8_t* HWY_RESTRICT codes, std::size_
       case 4: blocks(std::integral_constant<std::size_t, 4>()); break;
       default: blocks(std::integral_constant<std::size_t, 0>()); break;
     }
-    i = k = nfull;
-    i *= bw;
+    k = nfull;
+    i = nfull * bw;
     next = i + bw;
   }
   while (i < len) {
