@@ -120,8 +120,9 @@ int run_kernels(const BenchArgs& args) {
              "dequantize = fast::dequantize_from_bytes; OutputPolicy single_pass unless the row says "
              "untouched-on-error; (i32 codes) rows: quantize_into / dequantize_into; ratios against baseline runs "
              "interleaved with each kernel's. The streaming baselines (ratio to their plain loop) write as the "
-             "engine does with streaming stores on (the streamed row; QSCHEME_STREAM_BYTES); the two-pass baseline's ratio (to read4 write1) bounds "
-             "two-level kernels such as nvfp4, which must read the input twice\n");
+             "engine does with streaming stores on (the streamed row; QSCHEME_STREAM_BYTES); the two-pass "
+             "baseline's ratio (to read4 write1) bounds two-level kernels such as nvfp4, which must read the input "
+             "twice\n");
   fmt::print("{:<40} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
   for (const Row& r : rows) {
     fmt::print("{:<40} {:>14.4g} {:>10.3f} {:>12.3f}\n", r.kernel, r.elements_per_s, r.gb_per_s, r.ratio_to_baseline);
