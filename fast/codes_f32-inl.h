@@ -153,8 +153,16 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
     // and elsewhere rc is at least 1.5 * 2^-13 from every boundary. 0x44C00000 is a multiple of
     // 2^13 with a zero low byte: the flag reads the pattern as is, and so may a caller that keeps
     // only the low byte of the code (kLowByte: pattern >> 13, one subtraction fewer).
+    const auto magic = hn::Set(df, 1536.500244140625f);
+#if HWY_NATIVE_FMA
+    // Unclamped, the product need not be rounded first: s = RN(x * inv + M) rounds the exact
+    // x * inv, whose distance to x/e (at most |x/e| * (2^-23 + 2^-46) < 2^-15.9 for |x/e| <= 2^7,
+    // which holds when no clamp is needed) is below that of r, so the same flag stays exact.
+    const auto s = hn::BitCast(di, kClamp ? hn::Add(hn::Min(hn::Max(r, k.flo), k.fhi), magic) : hn::MulAdd(x, vinv, magic));
+#else
     const auto rc = kClamp ? hn::Min(hn::Max(r, k.flo), k.fhi) : r;
-    const auto s = hn::BitCast(di, hn::Add(rc, hn::Set(df, 1536.500244140625f)));
+    const auto s = hn::BitCast(di, hn::Add(rc, magic));
+#endif
     if constexpr (kLowByte) {
       *out = hn::BitCast(di, hn::ShiftRight<13>(hn::BitCast(du, s)));
     } else {

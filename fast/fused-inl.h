@@ -172,12 +172,13 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
 // ---------------------------------------------------------------------------- calibration
 
 // Max |x| bits of whole blocks, N blocks at a time: each block's vectors fold into one vector,
-// then log2(N) levels of ConcatEven/ConcatOdd + Max halve the lanes per block until lane k
-// holds block k's maximum -- no per-block horizontal reduction.
+// and ConcatMaxTree reduces the N of them so that lane k holds block k's maximum -- no per-block
+// horizontal reduction.
 HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
                                                std::uint32_t* HWY_RESTRICT amax) {
   const hn::ScalableTag<std::int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
+  constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
   const std::size_t N = hn::Lanes(di);
   const auto mask = hn::Set(di, 0x7FFFFFFF);
   auto fold = [&](const float* b, std::size_t n) {  // n: a multiple of N
@@ -190,19 +191,44 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
     return m0;
   };
   const std::size_t nfull = len / bw;
-  HWY_ALIGN std::int32_t tmp[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
   auto all = hn::Zero(di);  // the maximum over every block, returned
   std::size_t k = 0;
-  for (; k + N <= nfull; k += N) {
-    for (std::size_t j = 0; j < N; ++j) hn::Store(fold(x + (k + j) * bw, bw), di, tmp + j * N);
-    for (std::size_t cnt = N; cnt > 1; cnt /= 2) {
-      for (std::size_t j = 0; j < cnt / 2; ++j) {
-        const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
-        hn::Store(hn::Max(hn::ConcatEven(di, b, a), hn::ConcatOdd(di, b, a)), di, tmp + j * N);
-      }
+  // kV: vectors per block as a constant (1, 2, 4) so that each leaf is straight-line code, or 0
+  // for a loop of bw / N (a loop per leaf costs address arithmetic that spills).
+  auto groups = [&](auto kV) {
+    for (; k + kN <= nfull; k += kN) {
+      const float* xk = x + k * bw;
+      const auto m = ConcatMaxTree<kN>(di, [&](std::size_t j) {
+        if constexpr (decltype(kV)::value == 0) {
+          return fold(xk + j * bw, bw);
+        } else {
+          constexpr std::size_t V = decltype(kV)::value;
+          const float* b = xk + j * (V * kN);
+          hwy::Prefetch(b + kReadAhead);
+          auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
+#if QSCHEME_MUTANT == 21  // mutant 21: a block's maximum ignores its last vector (blocks of 2 or 4 vectors)
+          for (std::size_t v = 1; v + 1 < V; ++v) {
+#else
+          for (std::size_t v = 1; v < V; ++v) {
+#endif
+            if (v * kN % 16 == 0) hwy::Prefetch(b + v * kN + kReadAhead);
+            m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + v * kN)), mask));
+          }
+          return m0;
+        }
+      });
+      all = hn::Max(all, m);  // the N blocks' maxima: one Max for all of them
+      hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), m), hn::RebindToUnsigned<decltype(di)>(), amax + k);
     }
-    all = hn::Max(all, hn::Load(di, tmp));  // the N blocks' maxima: one Max for all of them
-    std::memcpy(amax + k, tmp, N * sizeof(std::uint32_t));
+  };
+  if (bw == kN) {
+    groups(std::integral_constant<std::size_t, 1>());
+  } else if (bw == 2 * kN) {
+    groups(std::integral_constant<std::size_t, 2>());
+  } else if (bw == 4 * kN) {
+    groups(std::integral_constant<std::size_t, 4>());
+  } else {
+    groups(std::integral_constant<std::size_t, 0>());
   }
   for (; k < nfull; ++k) {
     const auto m = fold(x + k * bw, bw);

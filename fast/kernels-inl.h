@@ -108,26 +108,27 @@ HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t
     }
     return;
   }
-  // Narrow power-of-two segments: w vectors hold N segments; log2(w) levels of ConcatEven/ConcatOdd
-  // + Max fold them to one vector with segment k's maximum in lane k (as BlockMaxAbsBits).
+  // Narrow power-of-two segments: w vectors hold N segments; ConcatMaxTree over the w of them
+  // leaves segment k's maximum in lane k (as BlockMaxAbsBits).
   if ((w & (w - 1)) == 0) {
     const hn::Rebind<float, decltype(di)> df;
+    const hn::RebindToUnsigned<decltype(di)> du;
     const auto mask = hn::Set(di, 0x7FFFFFFF);
-    HWY_ALIGN std::int32_t tmp[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
     std::size_t off = 0;
-    for (; off + w * N <= len; off += w * N, k += N) {
-      for (std::size_t j = 0; j < w; ++j) {
-        hn::Store(hn::And(hn::BitCast(di, hn::LoadU(df, x + off + j * N)), mask), di, tmp + j * N);
+    auto rows = [&](auto kW) {
+      constexpr std::size_t W = decltype(kW)::value;
+      for (; off + W * N <= len; off += W * N, k += N) {
+        const auto m = ConcatMaxTree<W>(
+            di, [&](std::size_t j) { return hn::And(hn::BitCast(di, hn::LoadU(df, x + off + j * N)), mask); });
+        const auto prev = hn::BitCast(di, hn::LoadU(du, acc + k));
+        hn::StoreU(hn::BitCast(du, hn::Max(prev, m)), du, acc + k);
       }
-      for (std::size_t cnt = w; cnt > 1; cnt /= 2) {
-        for (std::size_t j = 0; j < cnt / 2; ++j) {
-          const auto a = hn::Load(di, tmp + 2 * j * N), b = hn::Load(di, tmp + (2 * j + 1) * N);
-          hn::Store(hn::Max(hn::ConcatEven(di, b, a), hn::ConcatOdd(di, b, a)), di, tmp + j * N);
-        }
-      }
-      const auto prev = hn::BitCast(di, hn::LoadU(hn::RebindToUnsigned<decltype(di)>(), acc + k));
-      hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), hn::Max(prev, hn::Load(di, tmp))),
-                 hn::RebindToUnsigned<decltype(di)>(), acc + k);
+    };
+    switch (w) {  // w < N <= 16 lanes on x86
+      case 1: rows(std::integral_constant<std::size_t, 1>()); break;
+      case 2: rows(std::integral_constant<std::size_t, 2>()); break;
+      case 4: rows(std::integral_constant<std::size_t, 4>()); break;
+      default: rows(std::integral_constant<std::size_t, 8>()); break;
     }
     x += off;
     len -= off;

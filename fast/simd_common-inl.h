@@ -104,6 +104,22 @@ HWY_INLINE hn::Mask<DI> NoBitSet(DI di, hn::Vec<DI> v, std::int32_t bits) {
   return hn::Eq(hn::And(v, hn::Set(di, bits)), hn::Zero(di));
 }
 
+// The kC vectors leaf(0), ..., leaf(kC - 1), read as one array of kC * N lanes, reduced to one
+// vector whose lane k is the maximum of lanes k * kC .. k * kC + kC - 1 (kC a power of two, at
+// most N): each level of ConcatEven/ConcatOdd + Max halves the lanes. Depth first and unrolled by
+// the recursion, so at most log2(kC) + 1 vectors are live and none goes through memory: the same
+// tree through a stack array made the block maxima 2.5 times slower (docs/PERFORMANCE.md).
+template <std::size_t kC, class D, class Leaf>
+HWY_INLINE hn::Vec<D> ConcatMaxTree(D d, const Leaf& leaf, std::size_t j0 = 0) {
+  if constexpr (kC == 1) {
+    return leaf(j0);
+  } else {
+    const auto a = ConcatMaxTree<kC / 2>(d, leaf, j0);
+    const auto b = ConcatMaxTree<kC / 2>(d, leaf, j0 + kC / 2);
+    return hn::Max(hn::ConcatEven(d, b, a), hn::ConcatOdd(d, b, a));
+  }
+}
+
 // DemoteTo f64 -> f32 with IEEE overflow to infinity. Highway's EMU128 (and SCALAR) DemoteTo
 // saturates at +-FLT_MAX instead; round-to-nearest-even overflows from |v| >= 2^128 - 2^103
 // (FLT_MAX plus half an ulp), which is where the reference gives +-inf. The mask is carried

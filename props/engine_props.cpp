@@ -105,6 +105,46 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
   }
 }
 
+// The same on rows of many blocks: the fused kernels' whole-group loops (N blocks at a time, so
+// 16 blocks of 32 on AVX-512 take 512 elements) only run on rows longer than any_case() draws.
+RC_BOOST_PROP(fused_bytes_path_matches_the_reference_on_rows_of_many_blocks, ()) {
+  static const std::vector<Scheme> kFused = [] {
+    std::vector<Scheme> out;
+    for (const Scheme& s : supported_tuples()) {
+      if (!s.block || s.block->size.rank() != 1 || s.block->size[0] % 16 != 0) continue;
+      const std::vector<std::uint64_t> probe{8, 4 * s.block->size[0]};
+      const auto l = make_layout(s, probe);
+      if (l.ok() && fast::detail::make_bytes_plan(s, *l).fused) out.push_back(s);
+    }
+    return out;
+  }();
+  RC_PRE(!kFused.empty());
+  Case c;
+  c.scheme = *rc::gen::elementOf(kFused);
+  const std::uint64_t bw = c.scheme.block->size[0];
+  const std::uint64_t rows = *rc::gen::element<std::uint64_t>(1, 2, 8);
+  const std::uint64_t blocks = *rc::gen::inRange<std::uint64_t>(16, 40);
+  const std::uint64_t tail = *rc::gen::element<std::uint64_t>(0, 0, 16, bw / 2 + 3);
+  c.shape = {rows, blocks * bw + tail};
+  const auto l = make_layout(c.scheme, c.shape);
+  RC_PRE(l.ok());
+  RC_CLASSIFY(c.scheme.two_level(), "two levels");
+  c.x = *tensor_for(c.scheme, *l);
+  c.options.profile = Profile::exact;
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_ASSERT(r.ok());
+  std::vector<std::uint8_t> out(l->total_bytes, 0xA5);
+  RC_ASSERT(fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(),
+                                    fast::OutputPolicy::single_pass)
+                .ok());
+  RC_ASSERT(out == reference::encode(*r).value());
+  std::vector<float> d(l->elements);
+  RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(), d.size(),
+                                        fast::OutputPolicy::single_pass)
+                .ok());
+  RC_ASSERT(same_bits(d, reference::dequantize(*r).value()));
+}
+
 RC_BOOST_PROP(decode_inverts_encode, ()) {
   const Case c = *any_case();
   const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);

@@ -399,6 +399,48 @@ BOOST_AUTO_TEST_CASE(scales_from_bytes_matches_its_scalar_twin_on_every_target) 
   hwy::SetSupportedTargetsForTest(0);
 }
 
+BOOST_AUTO_TEST_CASE(block_max_abs_bits_matches_its_scalar_twin_on_every_target) {
+  // Block widths of 1, 2, 3, 4 and 8 vectors (the first three and 4 have their own leaves), lengths
+  // with several groups of N blocks, a partial group and a partial last block; a NaN or an
+  // infinity in one block shows in that block only.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  std::vector<float> x(8 * 16 * 16 * 3 + 40);
+  for (float& v : x) v = u(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    const std::size_t N = fast::kernels::FusedLanes();
+    for (std::size_t vpb : {1, 2, 3, 4, 8}) {
+      const std::size_t bw = vpb * N;
+      for (std::size_t len : {bw, 5 * bw, 16 * bw, 37 * bw, 37 * bw + N + 3, 2 * N * bw + 1}) {
+        if (len > x.size()) continue;
+        for (int poison = 0; poison < 3; ++poison) {
+          std::vector<float> y(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(len));
+          const std::size_t at = len / 2 + 1;
+          if (poison == 1) y[at] = std::numeric_limits<float>::quiet_NaN();
+          if (poison == 2) y[at] = -std::numeric_limits<float>::infinity();
+          const std::size_t nb = (len + bw - 1) / bw;
+          std::vector<std::uint32_t> got(nb + 1, 0xDEADBEEF), want(nb + 1, 0xDEADBEEF);
+          std::uint32_t top = 0;
+          for (std::size_t b = 0; b < nb; ++b) {
+            for (std::size_t i = b * bw; i < std::min(len, (b + 1) * bw); ++i) {
+              want[b] = std::max(b * bw == i ? 0u : want[b], Bits(y[i]) & 0x7FFFFFFFu);
+            }
+            top = std::max(top, want[b]);
+          }
+          const std::uint32_t got_top = fast::kernels::BlockMaxAbsBits(y.data(), len, bw, got.data());
+          BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " bw " << bw << " len " << len << " poison " << poison) {
+            BOOST_TEST(got == want);
+            BOOST_TEST(got_top == top);
+            if (poison != 0) BOOST_TEST(got[at / bw] >= 0x7F800000u);
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 BOOST_AUTO_TEST_CASE(stream_copy_equals_memcpy_at_every_alignment_on_every_target) {
   std::vector<std::uint8_t> src(700);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 37 + 11);

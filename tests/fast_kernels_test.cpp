@@ -153,8 +153,11 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
       // A NaN or infinity at the last position is seen.
       buf[mis + len - 1] = std::numeric_limits<float>::infinity();
       BOOST_TEST(k::MaxAbsBits(x, len) >= 0x7F800000u);
-      // Segmented form, every segment width up to 2N+1.
-      for (std::size_t w = 1; w <= 2 * k::LanesF32() + 1; w += 3) {
+      // Segmented form, widths up to 2N+1 and every power of two below N (each has its own tree).
+      std::vector<std::size_t> widths;
+      for (std::size_t w = 1; w <= 2 * k::LanesF32() + 1; w += 3) widths.push_back(w);
+      for (std::size_t w = 2; w < k::LanesF32(); w *= 2) widths.push_back(w);
+      for (std::size_t w : widths) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 5), b(ns, 5);
         k::SegmentMaxAbsBits(x, len, w, a.data());
