@@ -45,12 +45,159 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
+// Whether ScalesFromMaxF32 below may take spec: one level, a grid whose values and their products
+// with W/2 are exact f32 numbers (at most 24 bits: the grid's m + 1 plus the odd part of W), and
+// whose patterns follow from f32 bits (ue8m0; IEEE-style grids whose subnormal step 2^(emin - m)
+// is a normal f32: f16, ue4m3; not bf16, whose step is 2^-133, nor f32).
+inline bool ScalesInF32(const ScaleSpec& s) {
+  if (s.g != 1 || !(s.wg >= 2 && s.wg < 0x1p24) || s.wg != static_cast<double>(static_cast<std::uint32_t>(s.wg))) {
+    return false;
+  }
+  std::uint32_t odd = static_cast<std::uint32_t>(s.wg);
+  while (odd % 2 == 0) odd /= 2;
+  int odd_bits = 0;
+  while ((odd >> odd_bits) != 0) ++odd_bits;
+  if (s.ue8m0) return odd_bits <= 23;
+  return s.has_zero && s.m <= 10 && s.emin >= -100 && s.m + 1 + odd_bits <= 24;
+}
+
+// ScalesFromMax in f32 lanes, twice as many blocks per vector as in f64, for the specs ScalesInF32
+// admits. With hw = W/2 (exact), c is on the grid and at least s* = 2a/W exactly when
+// c * hw >= a, where c * hw is an exact f32 product: so the scale is found by an estimate and an
+// exact check. est = fl(a * fl(2/W)) lies within 2^-23 of s* (relative; an absolute 2^-149 when
+// subnormal), far less than the grid's spacing (2^-m relative, 2^-24 absolute at least), so the
+// grid value p (as a pattern) that est rounds up to is the right one or its neighbour: pattern
+// p + 1 when c(p) * hw < a (short of s*), p - 1 when c(p - 1) * hw >= a (one step past it);
+// patterns of positive grid values are consecutive integers, the binades and the subnormals
+// included. The estimate itself: IEEE-style grids round est's f32 bits up to m mantissa bits and
+// rebias (est >= 2^emin), or take ceil(est * 2^(m - emin)) (below); ue8m0 rounds the bits up to a
+// power of two. Saturated at the grid's max; ue8m0's least value is 2^-127 (pattern 0).
+HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+                                       std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
+                                       float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
+                                       std::uint32_t* HWY_RESTRICT lowest) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Half<decltype(df)> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const std::size_t N = hn::Lanes(df);
+  const auto vhw = hn::Set(df, static_cast<float>(s.wg / 2));
+  const auto vk = hn::Set(df, static_cast<float>(2.0 / s.wg));
+  const auto vmax = hn::Set(df, static_cast<float>(s.max));
+  const int sh = 23 - s.m;
+  // IEEE-style: a normal pattern p is f32 bits (p << sh) + bias, bias = (127 + emin - 1) << 23;
+  // below 2^m it is a multiple of the step 2^(emin - m). ue8m0: p is the f32 biased exponent.
+  const std::uint32_t bias = s.ue8m0 ? 0u : static_cast<std::uint32_t>(127 + s.emin - 1) << 23;
+  const auto vbias = hn::Set(du, bias);
+  const auto vround = hn::Set(du, (1u << sh) - 1);
+  const auto vmin_normal = hn::BitCast(df, hn::Set(du, static_cast<std::uint32_t>(127 + s.emin) << 23));
+  const auto vsub_scale = hn::Set(df, static_cast<float>(scalar::pow2(s.m - s.emin)));
+  const auto vstep = hn::Set(df, static_cast<float>(scalar::pow2(s.emin - s.m)));
+  const auto vone_m = hn::Set(du, 1u << s.m);
+  const std::uint32_t pmax_bits = (scalar::f32_bits(static_cast<float>(s.max)) - bias) >> sh;
+  const auto vpmax = hn::Set(du, pmax_bits);
+  const auto lo_e = hn::Set(df, 0x1p-100f), hi_e = hn::Set(df, 0x1p100f);
+  const auto zero = hn::Zero(df);
+  auto value = [&](hn::Vec<decltype(du)> p) {  // the grid value of pattern p, exact
+    if (s.ue8m0) {
+      // 2^(p - 127); p == 0 is 2^-127, the f32 subnormal 0x00400000.
+      return hn::BitCast(df, hn::IfThenElse(hn::Eq(p, hn::Zero(du)), hn::Set(du, 0x00400000u), hn::ShiftLeft<23>(p)));
+    }
+    const auto normal = hn::BitCast(df, hn::Add(hn::ShiftLeftSame(p, sh), vbias));
+    const auto sub = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, p)), vstep);
+    return hn::IfThenElse(hn::RebindMask(df, hn::Lt(p, vone_m)), sub, normal);
+  };
+  auto any_far = hn::Lt(zero, zero);
+  std::size_t ntight = 0, nbelow = 0;
+  auto one = [&](auto kCount, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst,
+                 std::uint32_t* tdst, std::uint32_t* ldst, std::size_t valid) {
+    const auto abits = hn::LoadU(du, src);
+    const auto a = hn::BitCast(df, abits);
+    const auto est = hn::Min(hn::Mul(a, vk), vmax);
+    const auto eb = hn::BitCast(du, est);
+    hn::Vec<decltype(du)> p;
+    if (s.ue8m0) {
+      p = hn::ShiftRight<23>(hn::Add(eb, vround));
+    } else {
+      const auto pn = hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
+      const auto ps = hn::BitCast(du, hn::ConvertTo(di, hn::Ceil(hn::Mul(est, vsub_scale))));
+      p = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est, vmin_normal)), ps, pn);
+    }
+    // The exact check, one step either way (see above).
+    const auto short_of = hn::Lt(hn::Mul(value(p), vhw), a);
+    const auto pm = hn::Sub(p, hn::Set(du, 1u));
+    const auto past = hn::And(hn::RebindMask(df, hn::Gt(p, hn::Zero(du))), hn::Ge(hn::Mul(value(pm), vhw), a));
+    p = hn::IfThenElse(hn::RebindMask(du, short_of), hn::Min(hn::Add(p, hn::Set(du, 1u)), vpmax), p);
+#if QSCHEME_MUTANT != 22  // mutant 22: f32-lane scales never step down from the estimate
+    p = hn::IfThenElse(hn::RebindMask(du, past), pm, p);
+#endif
+    hn::StoreU(p, du, bdst);
+    const auto c = value(p);
+    hn::StoreU(hn::PromoteTo(dd, hn::LowerHalf(dh, c)), dd, edst);
+    hn::StoreU(hn::PromoteTo(dd, hn::UpperHalf(dh, c)), dd, edst + N / 2);
+    // Tight: a > 0 and W e <= 2a, i.e. c * hw <= a (exact).
+    const auto chw = hn::Mul(c, vhw);
+    const auto pos = hn::Gt(a, zero);
+    const auto t = hn::And(hn::Le(chw, a), pos);
+    if constexpr (decltype(kCount)::value) {
+      ntight += hn::CountTrue(df, hn::And(hn::FirstN(df, valid), t));
+      nbelow += hn::CountTrue(df, hn::And(hn::FirstN(df, valid), hn::And(hn::Lt(chw, a), pos)));
+    }
+    if (tdst) hn::StoreU(hn::IfThenElseZero(hn::RebindMask(du, t), hn::Set(du, 1u)), du, tdst);
+    if (ldst) {
+      const auto pat = hn::IfThenElse(hn::RebindMask(du, hn::And(hn::Eq(chw, a), pos)), hn::Or(abits, hn::Set(du, 0x80000000u)),
+                                      hn::Set(du, 0xFFFFFFFFu));
+      hn::StoreU(pat, du, ldst);
+    }
+    // inv = InvF32(c) (fused.h): c is an f32 value; 0 gives 1/inf = 0, a far c NaN.
+    const auto far = hn::Or(hn::Lt(c, lo_e), hn::Gt(c, hi_e));
+    const auto is_zero = hn::Eq(c, zero);
+    any_far = hn::Or(any_far, hn::And(hn::FirstN(df, valid), hn::AndNot(is_zero, far)));
+    auto cs = hn::IfThenElse(far, hn::Set(df, std::numeric_limits<float>::quiet_NaN()), c);
+    cs = hn::IfThenElse(is_zero, hn::Set(df, std::numeric_limits<float>::infinity()), cs);
+    hn::StoreU(hn::Div(hn::Set(df, 1.0f), cs), df, idst);
+  };
+  auto all = [&](auto kCount) {
+    std::size_t k = 0;
+    for (; k + N <= nb; k += N) {
+      one(kCount, amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
+    }
+    if (k == nb) return;
+    HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
+    one(kCount, a, b, ev, iv, tv, lv, nb - k);
+    if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
+    if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(e + k, ev, (nb - k) * sizeof(double));
+    std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
+  };
+  if (s.count_tight) {
+    all(std::true_type());
+  } else {
+    all(std::false_type());
+  }
+#if QSCHEME_MUTANT == 18  // mutant 18, as in ScalesFromMaxImpl
+  (void)nbelow;
+  return {!hn::AllFalse(df, any_far), 0, 0};
+#else
+  return {!hn::AllFalse(df, any_far), ntight, nbelow};
+#endif
+}
+
 HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& spec,
                                           std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
                                           float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
                                           std::uint32_t* HWY_RESTRICT lowest) {
   // A copy the stores below cannot alias: otherwise its fields are loaded again per vector.
   const ScaleSpec s = spec;
+  if (ScalesInF32(s)) return ScalesFromMaxF32(amax, nb, s, bits, e, inv, tight, lowest);
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;

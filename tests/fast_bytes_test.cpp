@@ -259,18 +259,36 @@ BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_for_every_supported_scheme)
 BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
   using qscheme::ScaleDtype;
   std::mt19937 rng(7);
-  std::vector<std::uint32_t> amax;
+  std::vector<std::uint32_t> base;
   // 127.5 and 7.5: 2a / W is exactly 1 for W = 255 and 15 (a tight f32 scale at g = 1).
   for (std::uint32_t b : {0u, 1u, 2u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F000000u, 0x33800000u,
                           0x42FF0000u, 0x40F00000u}) {
-    amax.push_back(b);
+    base.push_back(b);
   }
-  for (int i = 0; i < 4000; ++i) amax.push_back(rng() % 0x7F800000u);
-  for (int i = 0; i < 2000; ++i) amax.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
+  for (int i = 0; i < 4000; ++i) base.push_back(rng() % 0x7F800000u);
+  for (int i = 0; i < 2000; ++i) base.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
+  for (std::uint32_t b = 1; b < 200; b += 7) base.push_back(b);  // 2a / W an f32 subnormal
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
     for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
       for (double W : {254.0, 255.0, 14.0, 15.0, 2.0, 3.0, 896.0, 114688.0, 12.0}) {
+        // Maxima on the boundary of a grid value c (a = c W / 2, where one level puts the scale
+        // exactly on c) and one f32 ulp either side, over the grid's whole range, subnormals and
+        // its max included: the estimate-and-check kernels must step to the exact neighbour.
+        std::vector<std::uint32_t> amax = base;
+        {
+          const auto grid = qscheme::fast::detail::grid_of(sd);
+          std::mt19937 r2(static_cast<std::uint32_t>(W) * 7 + static_cast<std::uint32_t>(sd));
+          const int lo = std::max(grid.emin - grid.m - 2, -149), hi = std::min(static_cast<int>(std::log2(grid.max)) + 2, 127);
+          for (int i = 0; i < 600; ++i) {
+            const double v = std::ldexp(1.0 + (r2() % 1024) / 1024.0, lo + static_cast<int>(r2() % static_cast<unsigned>(hi - lo)));
+            const float a = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid) * (W / 2));
+            if (!(a > 0) || !std::isfinite(a)) continue;
+            amax.push_back(Bits(a));
+            amax.push_back(Bits(std::nextafter(a, INFINITY)));
+            amax.push_back(Bits(std::nextafter(a, 0.0f)));
+          }
+        }
         for (double g : {1.0, 0.3125, std::ldexp(1.0, -126), 3.0e30}) {
           const auto grid = qscheme::fast::detail::grid_of(sd);
           const fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, W * g, g);
