@@ -1,6 +1,7 @@
 #include "fast/bytes_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "fast/exact_scale.h"
@@ -84,23 +85,52 @@ BytesPlan make_bytes_plan(const Scheme& s, const Layout& l) {
   return p;
 }
 
-BytesPlan::Unit BytesPlan::unit(std::uint64_t u) const {
-  Unit r{};
-  const std::uint64_t cpr = (L + chunk - 1) / chunk;
-  const std::uint64_t ru = u / cpr;
-  r.c0 = (u % cpr) * chunk;
-  r.len = std::min(chunk, L - r.c0);
-  if (!vertical) {
-    r.count = 1;
-    r.row[0] = ru;
-    r.value_offset = ru * row_bytes + r.c0 / nq * static_cast<std::uint64_t>(ebytes);
-    return r;
+BytesPlan::Unit BytesPlan::unit(std::uint64_t u) const { return *Walk(*this, u); }
+
+BytesPlan::Walk::Walk(const BytesPlan& p, std::uint64_t u) : p_(&p) {
+  cpr_ = (p.L + p.chunk - 1) / p.chunk;
+  ru_ = u / cpr_;
+  cu_ = u % cpr_;
+  if (p.vertical) {
+    const std::uint64_t t = ru_ / p.S;
+    b_ = ru_ % p.S;
+    gi_ = t % p.groups;
+    o_ = t / p.groups;
   }
-  const std::uint64_t b = ru % S, t = ru / S, gi = t % groups, o = t / groups;
-  r.count = std::min(nq, np - gi * nq);
-  for (std::uint64_t i = 0; i < r.count; ++i) r.row[i] = (o * np + gi * nq + i) * S + b;
-  r.value_offset = ((o * groups + gi) * S * L + b * L + r.c0) * static_cast<std::uint64_t>(ebytes);
-  return r;
+  fill();
+}
+
+BytesPlan::Walk& BytesPlan::Walk::operator++() {
+  if (++cu_ == cpr_) {
+    cu_ = 0;
+    ++ru_;
+    if (p_->vertical && ++b_ == p_->S) {
+      b_ = 0;
+      if (++gi_ == p_->groups) {
+        gi_ = 0;
+        ++o_;
+      }
+    }
+  }
+  fill();
+  return *this;
+}
+
+void BytesPlan::Walk::fill() {
+  const BytesPlan& p = *p_;
+  Unit& r = cur_;
+  r.c0 = cu_ * p.chunk;
+  r.len = std::min(p.chunk, p.L - std::min(p.L, r.c0));
+  if (!p.vertical) {
+    r.count = 1;
+    r.row[0] = ru_;
+    // nq is a power of two (8 * ebytes / bits) and chunk a multiple of it.
+    r.value_offset = ru_ * p.row_bytes + (r.c0 >> std::countr_zero(p.nq)) * static_cast<std::uint64_t>(p.ebytes);
+    return;
+  }
+  r.count = p.np > gi_ * p.nq ? std::min(p.nq, p.np - gi_ * p.nq) : 0;
+  for (std::uint64_t i = 0; i < r.count; ++i) r.row[i] = (o_ * p.np + gi_ * p.nq + i) * p.S + b_;
+  r.value_offset = ((o_ * p.groups + gi_) * p.S * p.L + b_ * p.L + r.c0) * static_cast<std::uint64_t>(p.ebytes);
 }
 
 }  // namespace qscheme::fast::detail

@@ -44,6 +44,21 @@ struct BytesPlan {
     std::uint64_t count, c0, len, value_offset;
   };
   Unit unit(std::uint64_t u) const;
+
+  // Units u, u + 1, ... in order, with no division per unit (finding unit u takes four, which
+  // cost 6% of quantize q8_0 in L2): the drivers walk their range of units with one.
+  class Walk {
+   public:
+    Walk(const BytesPlan& p, std::uint64_t u);
+    const Unit& operator*() const { return cur_; }
+    Walk& operator++();
+
+   private:
+    void fill();
+    const BytesPlan* p_;
+    std::uint64_t cpr_, cu_, ru_, b_ = 0, gi_ = 0, o_ = 0;
+    Unit cur_;
+  };
 };
 
 // quantize: true for the calibrating exact profile with minmax (the caller checks the options).

@@ -59,6 +59,7 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   // store, else unpacked into `codes`. With `check`, false when a code or padding field is not
   // valid.
   const bool native = p.bits == 8 && p.nq == 1;
+  const kernels::FusedKernels kf = kernels::Fused();
   auto unpack = [&](const detail::BytesPlan::Unit& un, std::uint8_t* codes, const std::uint8_t** rows, bool check) {
     const std::uint8_t* src = bytes + un.value_offset;
     bool ok = true;
@@ -67,10 +68,10 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     } else {
       std::uint8_t* w[16];
       for (std::uint64_t i = 0; i < un.count; ++i) rows[i] = w[i] = codes + i * p.chunk;
-      ok = p.vertical ? kernels::UnpackColumns(src, un.count, un.len, p.bits, p.ebytes, w)
-                      : kernels::UnpackRow(src, un.len, p.bits, p.nq, p.ebytes, w[0]);
+      ok = p.vertical ? kf.unpack_columns(src, un.count, un.len, p.bits, p.ebytes, w)
+                      : kf.unpack_row(src, un.len, p.bits, p.nq, p.ebytes, w[0]);
     }
-    for (std::uint64_t i = 0; check && ok && i < un.count; ++i) ok = kernels::FirstBadCode(rows[i], un.len, p.code) == un.len;
+    for (std::uint64_t i = 0; check && ok && i < un.count; ++i) ok = kf.first_bad_code(rows[i], un.len, p.code) == un.len;
     return ok || !check;
   };
 
@@ -79,8 +80,9 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
       std::vector<std::uint8_t> codes(16 * p.chunk);
       const std::uint8_t* rows[16];
-      for (std::uint64_t u = ub; u < ue && !failed.load(std::memory_order_relaxed); ++u) {
-        if (!unpack(p.unit(u), codes.data(), rows, true)) failed = true;
+      detail::BytesPlan::Walk walk(p, ub);
+      for (std::uint64_t u = ub; u < ue && !failed.load(std::memory_order_relaxed); ++u, ++walk) {
+        if (!unpack(*walk, codes.data(), rows, true)) failed = true;
       }
     });
     if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
@@ -95,9 +97,10 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     const kernels::StreamFence fence{stream};
     const std::uint8_t* rows[16];
     const bool check = policy == OutputPolicy::single_pass;  // else checked by the pass above
-    for (std::uint64_t u = ub; u < ue; ++u) {
+    detail::BytesPlan::Walk walk(p, ub);
+    for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
       if (failed.load(std::memory_order_relaxed)) return;
-      const detail::BytesPlan::Unit un = p.unit(u);
+      const detail::BytesPlan::Unit& un = *walk;
       if (!unpack(un, codes.data(), rows, check)) {
         failed = true;
         return;
@@ -107,9 +110,9 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
         float* to = out + r * p.L + un.c0;
         float* dst = stream ? buf.get() : to;
         const float* s = p.bw == 0 ? sv.data() : sv.data() + r * p.nbr + un.c0 / p.bw;
-        kernels::DequantCodes(rows[i], un.len, un.c0, p.bw, s, static_cast<float>(g), p.code, dst);
+        kf.dequant_codes(rows[i], un.len, un.c0, p.bw, s, static_cast<float>(g), p.code, dst);
         if (stream) {
-          kernels::StreamCopy(reinterpret_cast<std::uint8_t*>(to), reinterpret_cast<const std::uint8_t*>(dst),
+          kf.stream_copy(reinterpret_cast<std::uint8_t*>(to), reinterpret_cast<const std::uint8_t*>(dst),
                               un.len * sizeof(float));
         }
       }

@@ -337,7 +337,7 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
     }
     return m0;
   };
-  const std::size_t nfull = len / bw;
+  const std::size_t nfull = (bw & (bw - 1)) == 0 ? len >> hwy::Num0BitsBelowLS1Bit_Nonzero64(bw) : len / bw;
   auto all = hn::Zero(di);  // the maximum over every block, returned
   std::size_t k = 0;
   // kV: vectors per block as a constant (1, 2, 4) so that each leaf is straight-line code, or 0
@@ -510,16 +510,23 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
   // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
   const float* pf = x + len;
-  std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
-  if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
+  std::size_t i = 0, b = 0, left = vpb;
+  if (bw != 0 && (vpb & (vpb - 1)) == 0) {
     // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
-    // what is left (under four vectors, and a partial last block).
-    const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(
-        df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes);
-    i = done * N;
-    b = done / vpb;
-    left = vpb - done % vpb;
-    if (i == len) return;
+    // what is left (under four vectors, and a partial last block). Shifts, not divisions: three
+    // 64-bit divisions were a third of this kernel's fixed cost per unit.
+    const unsigned lg = static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb));
+    const std::size_t in_block = start & (bw - 1);
+    left = vpb - (in_block >> hwy::Num0BitsBelowLS1Bit_Nonzero64(N));
+    if (!any_far && in_block == 0 && len >= bw) {
+      const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(df, x, (len / N) >> lg << lg, lg, pf, inv, e, c, k, codes);
+      i = done * N;
+      b = done >> lg;
+      left = vpb - (done & (vpb - 1));
+      if (i == len) return;
+    }
+  } else if (bw != 0) {
+    left = vpb - (start % bw) / N;
   }
   auto vinv = hn::Set(df, inv[b]);
   auto one = [&](const float* src, std::uint8_t* dst) {

@@ -72,6 +72,24 @@ void DequantCodes(const std::uint8_t* codes, std::size_t len, std::size_t start,
   QSCHEME_FUSED_CALL(DequantCodesImpl)(codes, len, start, bw, s, g, c, out);
 }
 std::size_t FusedLanes() { return QSCHEME_FUSED_CALL(FusedLanesImpl)(); }
+FusedKernels Fused() {
+  ApplyTargetEnv();
+  // The first entry of a dispatch table chooses the target and then calls; it is never cached.
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  FusedKernels k;
+  k.block_max_abs_bits = HWY_DYNAMIC_DISPATCH(BlockMaxAbsBitsImpl);
+  k.scales_from_max = HWY_DYNAMIC_DISPATCH(ScalesFromMaxImpl);
+  k.quantize_codes = HWY_DYNAMIC_DISPATCH(QuantizeCodesImpl);
+  k.pack_row = HWY_DYNAMIC_DISPATCH(PackRowImpl);
+  k.pack_columns = HWY_DYNAMIC_DISPATCH(PackColumnsImpl);
+  k.unpack_row = HWY_DYNAMIC_DISPATCH(UnpackRowImpl);
+  k.unpack_columns = HWY_DYNAMIC_DISPATCH(UnpackColumnsImpl);
+  k.first_bad_code = HWY_DYNAMIC_DISPATCH(FirstBadCodeImpl);
+  k.dequant_codes = HWY_DYNAMIC_DISPATCH(DequantCodesImpl);
+  k.stream_copy = HWY_DYNAMIC_DISPATCH(StreamCopyImpl);
+  return k;
+}
 namespace {
 // Off unless QSCHEME_STREAM_BYTES (a byte count) says otherwise: which store wins depends on the
 // machine (docs/PERFORMANCE.md, "What changed (sixth session)").

@@ -1,6 +1,7 @@
 // Highway dynamic dispatch for the kernels in kernels-inl.h (declared in kernels.h).
 #include "fast/kernels.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -64,11 +65,15 @@ bool ForceTargetNoEnv(const std::string& name) {
 
 // Applies QSCHEME_TARGET once, before the first dispatch.
 void ApplyEnvOnce() {
+  // Every dispatch passes here: an acquire load, not a pthread_once call, once it is done.
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
   static std::once_flag once;
   std::call_once(once, [] {
     (void)RealTargets();
     if (const char* env = std::getenv("QSCHEME_TARGET")) (void)ForceTargetNoEnv(env);
   });
+  done.store(true, std::memory_order_release);
 }
 
 }  // namespace

@@ -140,13 +140,15 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   }
 
   const bool native = p.bits == 8 && p.nq == 1;
+  const kernels::FusedKernels kf = kernels::Fused();
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     Scratch s(p);
     const std::uint8_t* rows[16];
-    for (std::uint64_t u = ub; u < ue; ++u) {
+    detail::BytesPlan::Walk walk(p, ub);
+    for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
       if (failed.load(std::memory_order_relaxed)) return;
-      const detail::BytesPlan::Unit un = p.unit(u);
+      const detail::BytesPlan::Unit& un = *walk;
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
@@ -154,7 +156,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
-          kernels::QuantizeCodes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
+          kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
                                  codes);
           continue;
         }
@@ -167,7 +169,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           a = &amax[r * p.nbr + kb];
           for (std::uint64_t k = 0; symmetric && k < nbc; ++k) top = std::max(top, a[k]);
         } else {
-          top = kernels::BlockMaxAbsBits(xr, un.len, p.bw, s.amax.get());
+          top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
           if (top >= 0x7F800000u) {
             failed = true;
             return;
@@ -175,8 +177,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           a = s.amax.get();
         }
         const kernels::ScaleFacts facts =
-            kernels::ScalesFromMax(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                                   detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr);
+            kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
+                               detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
         const detail::LowestPlan plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
         cs.lo = plan.lo;
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
@@ -184,7 +186,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kernels::QuantizeCodes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
+        kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
         for (std::uint64_t k = 0; plan.put_back && k < nbc; ++k) {
           if (!s.tight[k]) continue;
           // Block kb + k within this unit's columns [c0, c0 + len).
@@ -197,9 +199,9 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       std::uint8_t* dst = out + un.value_offset;
       if (native) continue;
       if (p.vertical) {
-        kernels::PackColumns(rows, un.count, un.len, p.bits, p.ebytes, dst);
+        kf.pack_columns(rows, un.count, un.len, p.bits, p.ebytes, dst);
       } else {
-        kernels::PackRow(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
+        kf.pack_row(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
       }
     }
   });

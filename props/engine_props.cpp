@@ -112,7 +112,7 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference_on_rows_of_many_blocks, ())
     std::vector<Scheme> out;
     for (const Scheme& s : supported_tuples()) {
       if (!s.block || s.block->size.rank() != 1 || s.block->size[0] % 16 != 0) continue;
-      const std::vector<std::uint64_t> probe{8, 4 * s.block->size[0]};
+      const std::vector<std::uint64_t> probe{8, std::uint64_t{4} * s.block->size[0]};
       const auto l = make_layout(s, probe);
       if (l.ok() && fast::detail::make_bytes_plan(s, *l).fused) out.push_back(s);
     }

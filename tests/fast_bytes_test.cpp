@@ -572,6 +572,56 @@ BOOST_AUTO_TEST_CASE(two_level_dequantize_rounds_once_at_extreme_globals) {
   BOOST_TEST(checked > 20u);
 }
 
+BOOST_AUTO_TEST_CASE(fused_kernel_table_follows_the_forced_target) {
+  // The drivers look their kernels up once per call (kernels::Fused): a forced target must still
+  // change them, or the every-target tests of the bytes path would all run one target.
+  std::vector<const void*> seen;
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    const fast::kernels::FusedKernels k = fast::kernels::Fused();
+    const void* codes = reinterpret_cast<const void*>(k.quantize_codes);
+    BOOST_TEST_CONTEXT("target " << hwy::TargetName(t)) {
+      BOOST_TEST((std::find(seen.begin(), seen.end(), codes) == seen.end()));
+    }
+    seen.push_back(codes);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  BOOST_TEST(seen.size() == fast::kernels::AvailableTargetBits().size());
+}
+
+BOOST_AUTO_TEST_CASE(walking_the_units_in_order_gives_each_unit_as_found_directly) {
+  // The drivers step a BytesPlan::Walk; unit(u) starts one at u (with divisions). Horizontal and
+  // vertical packings, several chunks per row, partial groups of rows.
+  std::size_t vertical = 0, horizontal = 0;
+  for (const char* text : {"q8_0", "q4_0", "nvfp4", "mxfp4", "q4s:packed-u32(1):block[32]=f16", "q2s:packed-u32(0)"}) {
+    const auto s = qscheme::parse_scheme(text).value();
+    for (const std::vector<std::uint64_t>& shape :
+         {std::vector<std::uint64_t>{3, 5000}, {2, 11, 4160}, {17, 64}, {9, 3, 2048}, {33, 2, 4096}, {4096}}) {
+      const auto l = qscheme::make_layout(s, shape);
+      if (!l.ok()) continue;
+      const auto plan = fast::detail::make_bytes_plan(s, *l);
+      if (!plan.fused) continue;
+      (plan.vertical ? vertical : horizontal) += plan.units;
+      BOOST_TEST_CONTEXT(text << " shape of " << shape.size() << " dims, last " << shape.back()) {
+        for (std::uint64_t u0 : {std::uint64_t{0}, plan.units / 3}) {
+          fast::detail::BytesPlan::Walk w(plan, u0);
+          for (std::uint64_t u = u0; u < plan.units; ++u, ++w) {
+            const auto want = plan.unit(u);
+            const auto& got = *w;
+            BOOST_TEST(got.count == want.count);
+            BOOST_TEST(got.c0 == want.c0);
+            BOOST_TEST(got.len == want.len);
+            BOOST_TEST(got.value_offset == want.value_offset);
+            for (std::uint64_t i = 0; i < want.count && i < got.count; ++i) BOOST_TEST(got.row[i] == want.row[i]);
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(vertical > 50u);
+  BOOST_TEST(horizontal > 50u);
+}
+
 BOOST_AUTO_TEST_CASE(byte_sizes_and_rejections_leave_out_untouched) {
   const auto s = qscheme::parse_scheme("q8_0").value();
   const std::vector<std::uint64_t> shape{4, 64};
