@@ -45,6 +45,34 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
+// Runs one(src, bits, e, inv, tight, lowest, valid) over the nb blocks of ScalesFromMax, N at a
+// time: whole vectors in place, then the padded tail through buffers (tight and lowest may be
+// null).
+template <class One>
+HWY_INLINE void ScaleVectors(std::size_t nb, std::size_t N, const std::uint32_t* HWY_RESTRICT amax,
+                             std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e, float* HWY_RESTRICT inv,
+                             std::uint32_t* HWY_RESTRICT tight, std::uint32_t* HWY_RESTRICT lowest, const One& one) {
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) {
+    one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
+  }
+  if (k == nb) return;
+  constexpr std::size_t kMax = HWY_MAX_BYTES / sizeof(float);  // the most lanes of either kernel
+  HWY_ALIGN std::uint32_t a[kMax] = {};
+  HWY_ALIGN std::uint32_t b[kMax];
+  HWY_ALIGN double ev[kMax];
+  HWY_ALIGN float iv[kMax];
+  HWY_ALIGN std::uint32_t tv[kMax];
+  HWY_ALIGN std::uint32_t lv[kMax];
+  std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
+  one(a, b, ev, iv, tv, lv, nb - k);
+  if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
+  if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
+  std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
+  std::memcpy(e + k, ev, (nb - k) * sizeof(double));
+  std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
+}
+
 // Whether ScalesFromMaxF32 below may take spec: one level, a grid whose values and their products
 // with W/2 are exact f32 numbers (at most 24 bits: the grid's m + 1 plus the odd part of W), and
 // whose patterns follow from f32 bits (ue8m0; IEEE-style grids whose subnormal step 2^(emin - m)
@@ -158,30 +186,10 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
     cs = hn::IfThenElse(is_zero, hn::Set(df, std::numeric_limits<float>::infinity()), cs);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), cs), df, idst);
   };
-  auto all = [&](auto kCount) {
-    std::size_t k = 0;
-    for (; k + N <= nb; k += N) {
-      one(kCount, amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
-    }
-    if (k == nb) return;
-    HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(float)] = {};
-    HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(kCount, a, b, ev, iv, tv, lv, nb - k);
-    if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
-    if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(e + k, ev, (nb - k) * sizeof(double));
-    std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
-  };
   if (s.count_tight) {
-    all(std::true_type());
+    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::true_type(), args...); });
   } else {
-    all(std::false_type());
+    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::false_type(), args...); });
   }
 #if QSCHEME_MUTANT == 18  // mutant 18, as in ScalesFromMaxImpl
   (void)nbelow;
@@ -282,31 +290,10 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
-  // Every block, whole vectors then the padded tail, with kCount fixed for all of them.
-  auto all = [&](auto kCount) {
-    std::size_t k = 0;
-    for (; k + N <= nb; k += N) {
-      one(kCount, amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
-    }
-    if (k == nb) return;
-    HWY_ALIGN std::uint32_t a[HWY_MAX_BYTES / sizeof(double)] = {};
-    HWY_ALIGN std::uint32_t b[HWY_MAX_BYTES / sizeof(double)];
-    HWY_ALIGN double ev[HWY_MAX_BYTES / sizeof(double)];
-    HWY_ALIGN float iv[HWY_MAX_BYTES / sizeof(double)];
-    HWY_ALIGN std::uint32_t tv[HWY_MAX_BYTES / sizeof(double)];
-    HWY_ALIGN std::uint32_t lv[HWY_MAX_BYTES / sizeof(double)];
-    std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-    one(kCount, a, b, ev, iv, tv, lv, nb - k);
-    if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
-    if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(e + k, ev, (nb - k) * sizeof(double));
-    std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
-  };
   if (s.count_tight) {
-    all(std::true_type());
+    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::true_type(), args...); });
   } else {
-    all(std::false_type());
+    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::false_type(), args...); });
   }
 #if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
   (void)nbelow;
