@@ -315,42 +315,31 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
   constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
   const std::size_t N = hn::Lanes(di);
   const auto mask = hn::Set(di, 0x7FFFFFFF);
-  auto fold = [&](const float* b, std::size_t n) {  // n: a multiple of N
+  // n: a multiple of N; inlined with a constant n below, so that a group's leaves are straight-line
+  // code (a loop per leaf costs address arithmetic that spills). One prefetch per 64-byte line.
+  auto fold = [&](const float* b, std::size_t n) {
     hwy::Prefetch(b + kReadAhead);
     auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
+#if QSCHEME_MUTANT == 21  // mutant 21: a block's maximum ignores its last vector (blocks of 2 or more vectors)
+    for (std::size_t i = N; i + N < n; i += N) {
+#else
     for (std::size_t i = N; i < n; i += N) {
-      hwy::Prefetch(b + i + kReadAhead);
+#endif
+      if (i % 16 == 0) hwy::Prefetch(b + i + kReadAhead);
       m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
     }
     return m0;
   };
-  const std::size_t nfull = (bw & (bw - 1)) == 0 ? len >> hwy::Num0BitsBelowLS1Bit_Nonzero64(bw) : len / bw;
+  const std::size_t nfull = len / bw;
   auto all = hn::Zero(di);  // the maximum over every block, returned
   std::size_t k = 0;
-  // kV: vectors per block as a constant (1, 2, 4) so that each leaf is straight-line code, or 0
-  // for a loop of bw / N (a loop per leaf costs address arithmetic that spills).
+  // kV: vectors per block as a constant (1, 2, 4), or 0 for bw / N.
   auto groups = [&](auto kV) {
+    constexpr std::size_t V = decltype(kV)::value;
+    const std::size_t n = V ? V * kN : bw;
     for (; k + kN <= nfull; k += kN) {
       const float* xk = x + k * bw;
-      const auto m = ConcatMaxTree<kN>(di, [&](std::size_t j) {
-        if constexpr (decltype(kV)::value == 0) {
-          return fold(xk + j * bw, bw);
-        } else {
-          constexpr std::size_t V = decltype(kV)::value;
-          const float* b = xk + j * (V * kN);
-          hwy::Prefetch(b + kReadAhead);
-          auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
-#if QSCHEME_MUTANT == 21  // mutant 21: a block's maximum ignores its last vector (blocks of 2 or 4 vectors)
-          for (std::size_t v = 1; v + 1 < V; ++v) {
-#else
-          for (std::size_t v = 1; v < V; ++v) {
-#endif
-            if (v * kN % 16 == 0) hwy::Prefetch(b + v * kN + kReadAhead);
-            m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + v * kN)), mask));
-          }
-          return m0;
-        }
-      });
+      const auto m = ConcatMaxTree<kN>(di, [&](std::size_t j) { return fold(xk + j * n, n); });
       all = hn::Max(all, m);  // the N blocks' maxima: one Max for all of them
       hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), m), hn::RebindToUnsigned<decltype(di)>(), amax + k);
     }
@@ -497,23 +486,16 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
   // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
   const float* pf = x + len;
-  std::size_t i = 0, b = 0, left = vpb;
-  if (bw != 0 && (vpb & (vpb - 1)) == 0) {
+  std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
+  if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
     // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
-    // what is left (under four vectors, and a partial last block). Shifts, not divisions: three
-    // 64-bit divisions were a third of this kernel's fixed cost per unit.
-    const unsigned lg = static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb));
-    const std::size_t in_block = start & (bw - 1);
-    left = vpb - (in_block >> hwy::Num0BitsBelowLS1Bit_Nonzero64(N));
-    if (!any_far && in_block == 0 && len >= bw) {
-      const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(df, x, (len / N) >> lg << lg, lg, pf, inv, e, c, k, codes);
-      i = done * N;
-      b = done >> lg;
-      left = vpb - (done & (vpb - 1));
-      if (i == len) return;
-    }
-  } else if (bw != 0) {
-    left = vpb - (start % bw) / N;
+    // what is left (under four vectors, and a partial last block).
+    const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(
+        df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes);
+    i = done * N;
+    b = done / vpb;
+    left = vpb - done % vpb;
+    if (i == len) return;
   }
   auto vinv = hn::Set(df, inv[b]);
   auto one = [&](const float* src, std::uint8_t* dst) {
