@@ -483,9 +483,13 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   const std::size_t nv = (len + N - 1) / N;
   const std::size_t vpb = bw ? bw / N : nv + 1;
   // any_far: a block whose 1/e is out of f32 range (NaN inv): all its vectors divide exactly.
-  // x was just read by the calibration and sits in L1; meanwhile ask for what follows it (the next
-  // unit of the driver), one 64-byte line per 16 floats, spread over this compute-heavy loop.
-  const float* pf = x + len;
+  // x was just read by the calibration and sits in L1; meanwhile ask for what follows it, one
+  // 64-byte line per 16 floats, spread over this compute-heavy loop. The window starts kReadAhead
+  // past the next unit's first column, not at it: the lines before that were asked for by the
+  // previous unit's loop, and every line gets about a unit and a half of lead instead of a few
+  // dozen ns for the last ones, which then stalled the next calibration. Measured at 64 MiB with
+  // 2048-column units (docs/PERFORMANCE.md): q8_0 0.178 -> 0.157 ns per element.
+  const float* pf = x + len + kReadAhead;
   std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
   if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
     // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
