@@ -45,17 +45,21 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---------------------------------------------------------------------------- scales
 
-// Runs one(src, bits, e, inv, tight, lowest, valid) over the nb blocks of ScalesFromMax, N at a
-// time: whole vectors in place, then the padded tail through buffers (tight and lowest may be
-// null).
-template <class One>
+// Runs one(kG, src, bits, e, inv, tight, lowest, valid) over the nb blocks of ScalesFromMax:
+// groups of G whole vectors in place (kG = G as a constant), the whole vectors left one at a
+// time, then the padded tail through buffers (tight and lowest may be null).
+template <std::size_t G, class One>
 HWY_INLINE void ScaleVectors(std::size_t nb, std::size_t N, const std::uint32_t* HWY_RESTRICT amax,
                              std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e, float* HWY_RESTRICT inv,
                              std::uint32_t* HWY_RESTRICT tight, std::uint32_t* HWY_RESTRICT lowest, const One& one) {
   std::size_t k = 0;
-  for (; k + N <= nb; k += N) {
-    one(amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, N);
+  auto at = [&](auto kG, std::size_t valid) QSCHEME_INLINE_LAMBDA {
+    one(kG, amax + k, bits + k, e + k, inv + k, tight ? tight + k : nullptr, lowest ? lowest + k : nullptr, valid);
+  };
+  if constexpr (G > 1) {
+    for (; k + G * N <= nb; k += G * N) at(std::integral_constant<std::size_t, G>(), N);
   }
+  for (; k + N <= nb; k += N) at(std::integral_constant<std::size_t, 1>(), N);
   if (k == nb) return;
   constexpr std::size_t kMax = HWY_MAX_BYTES / sizeof(float);  // the most lanes of either kernel
   HWY_ALIGN std::uint32_t a[kMax] = {};
@@ -65,7 +69,7 @@ HWY_INLINE void ScaleVectors(std::size_t nb, std::size_t N, const std::uint32_t*
   HWY_ALIGN std::uint32_t tv[kMax];
   HWY_ALIGN std::uint32_t lv[kMax];
   std::memcpy(a, amax + k, (nb - k) * sizeof(std::uint32_t));
-  one(a, b, ev, iv, tv, lv, nb - k);
+  one(std::integral_constant<std::size_t, 1>(), a, b, ev, iv, tv, lv, nb - k);
   if (tight) std::memcpy(tight + k, tv, (nb - k) * sizeof(std::uint32_t));
   if (lowest) std::memcpy(lowest + k, lv, (nb - k) * sizeof(std::uint32_t));
   std::memcpy(bits + k, b, (nb - k) * sizeof(std::uint32_t));
@@ -73,15 +77,22 @@ HWY_INLINE void ScaleVectors(std::size_t nb, std::size_t N, const std::uint32_t*
   std::memcpy(inv + k, iv, (nb - k) * sizeof(float));
 }
 
-// Whether ScalesFromMaxF32 below may take spec: one level, a grid whose values and their products
-// with W/2 are exact f32 numbers (at most 24 bits: the grid's m + 1 plus the odd part of W), and
-// whose patterns follow from f32 bits (ue8m0; IEEE-style grids whose subnormal step 2^(emin - m)
-// is a normal f32: f16, ue4m3; not bf16, whose step is 2^-133, nor f32).
+// Whether ScalesFromMaxF32 below may take spec: a grid whose values and their products with W/2
+// are exact f32 numbers (at most 24 bits: the grid's m + 1 plus the odd part of W), and whose
+// patterns follow from f32 bits (ue8m0; IEEE-style grids whose subnormal step 2^(emin - m) is a
+// normal f32: f16, ue4m3; not bf16, whose step is 2^-133, nor f32). Under a global g (two
+// levels) also: an fma (to split the exact c * W/2 * g into two f32), an IEEE-style grid within
+// [2^-24, 2^16] (f16, ue4m3) and g an f32 in [2^-70, 2^70], so that every product the kernel
+// forms is zero or a normal f32 (c * W/2 * g within [2^-94, 2^110]) and e = c * g is zero or in
+// [2^-94, 2^86], never out of the range InvF32 takes.
 inline bool ScalesInF32(const ScaleSpec& s) {
-  if (s.g != 1 || !(s.wg >= 2 && s.wg < 0x1p24) || s.wg != static_cast<double>(static_cast<std::uint32_t>(s.wg))) {
+  const double W = s.wg / s.g;  // exact: wg = W * g
+  if (!(W >= 2 && W < 0x1p24) || W != static_cast<double>(static_cast<std::uint32_t>(W))) return false;
+  if (s.g != 1 && (!HWY_NATIVE_FMA || s.ue8m0 || !(s.g >= 0x1p-70 && s.g <= 0x1p70) ||
+                   static_cast<double>(static_cast<float>(s.g)) != s.g || s.emin - s.m < -24 || !(s.max <= 65504))) {
     return false;
   }
-  std::uint32_t odd = static_cast<std::uint32_t>(s.wg);
+  std::uint32_t odd = static_cast<std::uint32_t>(W);
   while (odd % 2 == 0) odd /= 2;
   int odd_bits = 0;
   while ((odd >> odd_bits) != 0) ++odd_bits;
@@ -90,16 +101,26 @@ inline bool ScalesInF32(const ScaleSpec& s) {
 }
 
 // ScalesFromMax in f32 lanes, twice as many blocks per vector as in f64, for the specs ScalesInF32
-// admits. With hw = W/2 (exact), c is on the grid and at least s* = 2a/W exactly when
-// c * hw >= a, where c * hw is an exact f32 product: so the scale is found by an estimate and an
-// exact check. est = fl(a * fl(2/W)) lies within 2^-23 of s* (relative; an absolute 2^-149 when
-// subnormal), far less than the grid's spacing (2^-m relative, 2^-24 absolute at least), so the
-// grid value p (as a pattern) that est rounds up to is the right one or its neighbour: pattern
-// p + 1 when c(p) * hw < a (short of s*), p - 1 when c(p - 1) * hw >= a (one step past it);
-// patterns of positive grid values are consecutive integers, the binades and the subnormals
-// included. The estimate itself: IEEE-style grids round est's f32 bits up to m mantissa bits and
-// rebias (est >= 2^emin), or take ceil(est * 2^(m - emin)) (below); ue8m0 rounds the bits up to a
-// power of two. Saturated at the grid's max; ue8m0's least value is 2^-127 (pattern 0).
+// admits. With hw = W/2 (exact), c is on the grid and at least s* = 2a/(W g) exactly when
+// c * hw * g >= a. c * hw is an exact f32 product; for one level (g = 1) that is the comparison.
+// Under a global, d = fma(c hw, g, -a) rounds the exact c * hw * g - a once, which keeps its
+// sign, and is zero only when that difference is: the difference is a multiple of 2^-149 (c hw
+// is an f32 of at least 2^-24, g one of at least 2^-70, a an f32), so it cannot round to zero.
+// So d >= 0, d <= 0, d == 0 decide >=, <=, == exactly.
+// The scale is found by an estimate and an exact check. est = fl(a * fl(2/(W g))) lies within
+// 2^-23 of s* (relative; an absolute 2^-149 when subnormal), far less than the grid's spacing
+// (2^-m relative, 2^-24 absolute at least), so the grid value p (as a pattern) that est rounds
+// up to is the right one or its neighbour: pattern p + 1 when c(p) falls short of s*, p - 1 when
+// c(p - 1) reaches it (one step past); patterns of positive grid values are consecutive
+// integers, the binades and the subnormals included. The estimate itself: IEEE-style grids
+// round est's f32 bits up to m mantissa bits and rebias (est >= 2^emin), or take
+// ceil(est * 2^(m - emin)) (below); ue8m0 rounds the bits up to a power of two. Saturated at the
+// grid's max; ue8m0's least value is 2^-127 (pattern 0).
+//
+// Blocks go G vectors at a time, each step for all G before the next: one vector's chain of
+// dependent operations is some 60 cycles long, and taken one vector at a time the core kept only
+// two or three of them in flight (9 ns per vector of 16 blocks, measured).
+template <bool kTwo>
 HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
                                        std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
                                        float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
@@ -109,9 +130,14 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Half<decltype(df)> dh;
   const hn::Rebind<double, decltype(dh)> dd;
+  using VF = hn::Vec<decltype(df)>;
+  using VU = hn::Vec<decltype(du)>;
+  using MF = hn::Mask<decltype(df)>;
   const std::size_t N = hn::Lanes(df);
-  const auto vhw = hn::Set(df, static_cast<float>(s.wg / 2));
+  const auto vhw = hn::Set(df, static_cast<float>(s.wg / s.g / 2));
   const auto vk = hn::Set(df, static_cast<float>(2.0 / s.wg));
+  const auto vg = hn::Set(df, static_cast<float>(s.g));
+  const auto vgd = hn::Set(dd, s.g);
   const auto vmax = hn::Set(df, static_cast<float>(s.max));
   const int sh = 23 - s.m;
   // IEEE-style: a normal pattern p is f32 bits (p << sh) + bias, bias = (127 + emin - 1) << 23;
@@ -126,8 +152,10 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   const std::uint32_t pmax_bits = (scalar::f32_bits(static_cast<float>(s.max)) - bias) >> sh;
   const auto vpmax = hn::Set(du, pmax_bits);
   const auto lo_e = hn::Set(df, 0x1p-100f), hi_e = hn::Set(df, 0x1p100f);
+  const bool may_far = s.ue8m0 || s.emin - s.m < -100 || s.max > 0x1p100;
   const auto zero = hn::Zero(df);
-  auto value = [&](hn::Vec<decltype(du)> p) {  // the grid value of pattern p, exact
+  const auto one_u = hn::Set(du, 1u);
+  auto value = [&](VU p) QSCHEME_INLINE_LAMBDA {  // the grid value of pattern p, exact
     if (s.ue8m0) {
       // 2^(p - 127); p == 0 is 2^-127, the f32 subnormal 0x00400000.
       return hn::BitCast(df, hn::IfThenElse(hn::Eq(p, hn::Zero(du)), hn::Set(du, 0x00400000u), hn::ShiftLeft<23>(p)));
@@ -136,60 +164,117 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
     const auto sub = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, p)), vstep);
     return hn::IfThenElse(hn::RebindMask(df, hn::Lt(p, vone_m)), sub, normal);
   };
+  // x * g against a for an exact x = c * hw: d has the sign of x * g - a and is zero exactly when
+  // it is (see above).
+  auto diff = [&](VF x, VF a) QSCHEME_INLINE_LAMBDA {
+#if QSCHEME_MUTANT == 23  // mutant 23: the two-level comparison of the f32-lane scales rounds c * hw * g first
+    if constexpr (kTwo) return hn::Sub(hn::Mul(x, vg), a);
+#else
+    if constexpr (kTwo) return hn::MulSub(x, vg, a);
+#endif
+    return hn::Sub(x, a);
+  };
+  auto ge = [&](VF x, VF a) QSCHEME_INLINE_LAMBDA {
+    if constexpr (kTwo) return hn::Ge(diff(x, a), zero);
+    return hn::Ge(x, a);
+  };
   auto any_far = hn::Lt(zero, zero);
   std::size_t ntight = 0, nbelow = 0;
-  auto one = [&](auto kCount, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst,
-                 std::uint32_t* tdst, std::uint32_t* ldst, std::size_t valid) {
-    const auto abits = hn::LoadU(du, src);
-    const auto a = hn::BitCast(df, abits);
-    const auto est = hn::Min(hn::Mul(a, vk), vmax);
-    const auto eb = hn::BitCast(du, est);
-    hn::Vec<decltype(du)> p;
-    if (s.ue8m0) {
-      p = hn::ShiftRight<23>(hn::Add(eb, vround));
-    } else {
-      const auto pn = hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
-      const auto ps = hn::BitCast(du, hn::ConvertTo(di, hn::Ceil(hn::Mul(est, vsub_scale))));
-      p = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est, vmin_normal)), ps, pn);
+  auto one = [&](auto kG, auto kCount, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst,
+                 std::uint32_t* tdst, std::uint32_t* ldst, std::size_t valid) QSCHEME_INLINE_LAMBDA {
+    constexpr std::size_t G = decltype(kG)::value;
+    VU abits[G], p[G];
+    VF a[G], c[G];
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      abits[t] = hn::LoadU(du, src + t * N);
+      a[t] = hn::BitCast(df, abits[t]);
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      const auto est = hn::Min(hn::Mul(a[t], vk), vmax);
+      const auto eb = hn::BitCast(du, est);
+      if (s.ue8m0) {
+        p[t] = hn::ShiftRight<23>(hn::Add(eb, vround));
+      } else {
+        const auto pn = hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
+        const auto ps = hn::BitCast(du, hn::ConvertTo(di, hn::Ceil(hn::Mul(est, vsub_scale))));
+        p[t] = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est, vmin_normal)), ps, pn);
+      }
     }
     // The exact check, one step either way (see above).
-    const auto short_of = hn::Lt(hn::Mul(value(p), vhw), a);
-    const auto pm = hn::Sub(p, hn::Set(du, 1u));
-    const auto past = hn::And(hn::RebindMask(df, hn::Gt(p, hn::Zero(du))), hn::Ge(hn::Mul(value(pm), vhw), a));
-    p = hn::IfThenElse(hn::RebindMask(du, short_of), hn::Min(hn::Add(p, hn::Set(du, 1u)), vpmax), p);
+    MF short_of[G], past[G];
+    VU pm[G];
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      short_of[t] = hn::Not(ge(hn::Mul(value(p[t]), vhw), a[t]));
+      pm[t] = hn::Sub(p[t], one_u);
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      past[t] = hn::And(hn::RebindMask(df, hn::Gt(p[t], hn::Zero(du))), ge(hn::Mul(value(pm[t]), vhw), a[t]));
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      p[t] = hn::IfThenElse(hn::RebindMask(du, short_of[t]), hn::Min(hn::Add(p[t], one_u), vpmax), p[t]);
 #if QSCHEME_MUTANT != 22  // mutant 22: f32-lane scales never step down from the estimate
-    p = hn::IfThenElse(hn::RebindMask(du, past), pm, p);
+      p[t] = hn::IfThenElse(hn::RebindMask(du, past[t]), pm[t], p[t]);
 #endif
-    hn::StoreU(p, du, bdst);
-    const auto c = value(p);
-    hn::StoreU(hn::PromoteTo(dd, hn::LowerHalf(dh, c)), dd, edst);
-    hn::StoreU(hn::PromoteTo(dd, hn::UpperHalf(dh, c)), dd, edst + N / 2);
-    // Tight: a > 0 and W e <= 2a, i.e. c * hw <= a (exact).
-    const auto chw = hn::Mul(c, vhw);
-    const auto pos = hn::Gt(a, zero);
-    const auto t = hn::And(hn::Le(chw, a), pos);
-    if constexpr (decltype(kCount)::value) {
-      ntight += hn::CountTrue(df, hn::And(hn::FirstN(df, valid), t));
-      nbelow += hn::CountTrue(df, hn::And(hn::FirstN(df, valid), hn::And(hn::Lt(chw, a), pos)));
+      hn::StoreU(p[t], du, bdst + t * N);
+      c[t] = value(p[t]);
     }
-    if (tdst) hn::StoreU(hn::IfThenElseZero(hn::RebindMask(du, t), hn::Set(du, 1u)), du, tdst);
-    if (ldst) {
-      const auto pat = hn::IfThenElse(hn::RebindMask(du, hn::And(hn::Eq(chw, a), pos)), hn::Or(abits, hn::Set(du, 0x80000000u)),
-                                      hn::Set(du, 0xFFFFFFFFu));
-      hn::StoreU(pat, du, ldst);
+    // e = c * g, exact in f64 (at most 11 + 24 bits).
+    auto ce = [&](hn::Vec<decltype(dh)> h) QSCHEME_INLINE_LAMBDA {
+      if constexpr (kTwo) return hn::Mul(hn::PromoteTo(dd, h), vgd);
+      return hn::PromoteTo(dd, h);
+    };
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      hn::StoreU(ce(hn::LowerHalf(dh, c[t])), dd, edst + t * N);
+      hn::StoreU(ce(hn::UpperHalf(dh, c[t])), dd, edst + t * N + N / 2);
     }
-    // inv = InvF32(c) (fused.h): c is an f32 value; 0 gives 1/inf = 0, a far c NaN.
-    const auto far = hn::Or(hn::Lt(c, lo_e), hn::Gt(c, hi_e));
-    const auto is_zero = hn::Eq(c, zero);
-    any_far = hn::Or(any_far, hn::And(hn::FirstN(df, valid), hn::AndNot(is_zero, far)));
-    auto cs = hn::IfThenElse(far, hn::Set(df, std::numeric_limits<float>::quiet_NaN()), c);
-    cs = hn::IfThenElse(is_zero, hn::Set(df, std::numeric_limits<float>::infinity()), cs);
-    hn::StoreU(hn::Div(hn::Set(df, 1.0f), cs), df, idst);
+    if (decltype(kCount)::value || tdst || ldst) {
+#pragma GCC unroll 4
+      for (std::size_t t = 0; t < G; ++t) {
+        // Tight: a > 0 and W e <= 2a, i.e. c * hw * g <= a (exact).
+        const auto d = diff(hn::Mul(c[t], vhw), a[t]);
+        const auto pos = hn::Gt(a[t], zero);
+        const auto tt = hn::And(hn::Le(d, zero), pos);
+        const auto tie = hn::And(hn::Eq(d, zero), pos);
+        if constexpr (decltype(kCount)::value) {
+          const auto in = hn::FirstN(df, G == 1 ? valid : N);
+          ntight += hn::CountTrue(df, hn::And(in, tt));
+          nbelow += hn::CountTrue(df, hn::And(in, hn::AndNot(tie, tt)));
+        }
+        if (tdst) hn::StoreU(hn::IfThenElseZero(hn::RebindMask(du, tt), one_u), du, tdst + t * N);
+        if (ldst) {
+          hn::StoreU(hn::IfThenElse(hn::RebindMask(du, tie), hn::Or(abits[t], hn::Set(du, 0x80000000u)), hn::Set(du, 0xFFFFFFFFu)),
+                     du, ldst + t * N);
+        }
+      }
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      // inv = InvF32(e) (fused.h): 1 / f32(e), where f32(e) is c itself for one level and fl(c * g)
+      // (one rounding of the exact product) under a global; 0 gives 1/inf = 0, a far e NaN. Under
+      // a global e is never far (ScalesInF32), nor on a grid within [2^-100, 2^100] (all but ue8m0).
+      const auto is_zero = hn::Eq(c[t], zero);
+      auto cs = kTwo ? hn::Mul(c[t], vg) : c[t];
+      if (!kTwo && may_far) {
+        const auto far = hn::Or(hn::Lt(c[t], lo_e), hn::Gt(c[t], hi_e));
+        any_far = hn::Or(any_far, hn::And(hn::FirstN(df, G == 1 ? valid : N), hn::AndNot(is_zero, far)));
+        cs = hn::IfThenElse(far, hn::Set(df, std::numeric_limits<float>::quiet_NaN()), cs);
+      }
+      cs = hn::IfThenElse(is_zero, hn::Set(df, std::numeric_limits<float>::infinity()), cs);
+      hn::StoreU(hn::Div(hn::Set(df, 1.0f), cs), df, idst + t * N);
+    }
   };
   if (s.count_tight) {
-    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::true_type(), args...); });
+    ScaleVectors<4>(nb, N, amax, bits, e, inv, tight, lowest,
+                    [&](auto kG, auto... args) QSCHEME_INLINE_LAMBDA { one(kG, std::true_type(), args...); });
   } else {
-    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::false_type(), args...); });
+    ScaleVectors<4>(nb, N, amax, bits, e, inv, tight, lowest,
+                    [&](auto kG, auto... args) QSCHEME_INLINE_LAMBDA { one(kG, std::false_type(), args...); });
   }
 #if QSCHEME_MUTANT == 18  // mutant 18, as in ScalesFromMaxImpl
   (void)nbelow;
@@ -205,7 +290,10 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
                                           std::uint32_t* HWY_RESTRICT lowest) {
   // A copy the stores below cannot alias: otherwise its fields are loaded again per vector.
   const ScaleSpec s = spec;
-  if (ScalesInF32(s)) return ScalesFromMaxF32(amax, nb, s, bits, e, inv, tight, lowest);
+  if (ScalesInF32(s)) {
+    return s.g == 1 ? ScalesFromMaxF32<false>(amax, nb, s, bits, e, inv, tight, lowest)
+                    : ScalesFromMaxF32<true>(amax, nb, s, bits, e, inv, tight, lowest);
+  }
   const hn::ScalableTag<double> dd;
   const hn::RebindToUnsigned<decltype(dd)> du;
   const hn::Rebind<float, decltype(dd)> df;
@@ -291,9 +379,9 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
   };
   if (s.count_tight) {
-    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::true_type(), args...); });
+    ScaleVectors<1>(nb, N, amax, bits, e, inv, tight, lowest, [&](auto, auto... args) { one(std::true_type(), args...); });
   } else {
-    ScaleVectors(nb, N, amax, bits, e, inv, tight, lowest, [&](auto... args) { one(std::false_type(), args...); });
+    ScaleVectors<1>(nb, N, amax, bits, e, inv, tight, lowest, [&](auto, auto... args) { one(std::false_type(), args...); });
   }
 #if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
   (void)nbelow;

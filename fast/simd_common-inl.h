@@ -17,6 +17,12 @@
 #include "fast/scalar.h"
 #include "hwy/highway.h"
 
+// For a lambda that must be inlined: GCC otherwise outlines a large one called from several
+// places, and its captured constants are then loaded from memory on every call.
+#ifndef QSCHEME_INLINE_LAMBDA
+#define QSCHEME_INLINE_LAMBDA __attribute__((always_inline))
+#endif
+
 #ifndef QSCHEME_MUTANT
 #define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
 #endif

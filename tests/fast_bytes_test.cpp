@@ -272,25 +272,32 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
     hwy::SetSupportedTargetsForTest(t);
     for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
       for (double W : {254.0, 255.0, 14.0, 15.0, 2.0, 3.0, 896.0, 114688.0, 12.0}) {
-        // Maxima on the boundary of a grid value c (a = c W / 2, where one level puts the scale
-        // exactly on c) and one f32 ulp either side, over the grid's whole range, subnormals and
-        // its max included: the estimate-and-check kernels must step to the exact neighbour.
-        std::vector<std::uint32_t> amax = base;
-        {
+        // Maxima on the boundary of a grid value c (a = c W g / 2, where the scale lands exactly on
+        // c, or the f32 nearest to it) and one f32 ulp either side, over the grid's whole range,
+        // subnormals and its max included: the estimate-and-check kernels must step to the exact
+        // neighbour. The globals: 1 (one level); 0.3125, whose few bits make many c W g / 2 exact
+        // f32 ties; full-width f32 globals (the f32-lane kernel's exact comparison by an fma); the
+        // ends of the range that kernel takes (2^-70, 2^70) and just outside; and far ones.
+        for (double g : {1.0, 0.3125, static_cast<double>(0.0015958354f), static_cast<double>(1.7e-5f),
+                         static_cast<double>(3.3e20f), 0x1p-70, 0x1p70, 0x1.000002p-71, 0x1p71, std::ldexp(1.0, -126),
+                         3.0e30}) {
           const auto grid = qscheme::fast::detail::grid_of(sd);
-          std::mt19937 r2(static_cast<std::uint32_t>(W) * 7 + static_cast<std::uint32_t>(sd));
-          const int lo = std::max(grid.emin - grid.m - 2, -149), hi = std::min(static_cast<int>(std::log2(grid.max)) + 2, 127);
-          for (int i = 0; i < 600; ++i) {
-            const double v = std::ldexp(1.0 + (r2() % 1024) / 1024.0, lo + static_cast<int>(r2() % static_cast<unsigned>(hi - lo)));
-            const float a = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid) * (W / 2));
-            if (!(a > 0) || !std::isfinite(a)) continue;
-            amax.push_back(Bits(a));
-            amax.push_back(Bits(std::nextafter(a, INFINITY)));
-            amax.push_back(Bits(std::nextafter(a, 0.0f)));
+          std::vector<std::uint32_t> amax = base;
+          // Only where the expectation below, from the f64 quotient 2a / (W g), is exact: the
+          // distance of a grid value c from 2a / (W g) is then a multiple of 2^-52 of c or zero (c of
+          // at most 11 bits, W of 17, g an f32), wider than the quotient's rounding.
+          if (g == 1.0 || (sd != ScaleDtype::f32 && static_cast<double>(static_cast<float>(g)) == g)) {
+            std::mt19937 r2(static_cast<std::uint32_t>(W) * 7 + static_cast<std::uint32_t>(sd));
+            const int lo = std::max(grid.emin - grid.m - 2, -149), hi = std::min(static_cast<int>(std::log2(grid.max)) + 2, 127);
+            for (int i = 0; i < 600; ++i) {
+              const double v = std::ldexp(1.0 + (r2() % 1024) / 1024.0, lo + static_cast<int>(r2() % static_cast<unsigned>(hi - lo)));
+              const float a = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid) * (W / 2) * g);
+              if (!(a > 0) || !std::isfinite(a)) continue;
+              amax.push_back(Bits(a));
+              amax.push_back(Bits(std::nextafter(a, INFINITY)));
+              amax.push_back(Bits(std::nextafter(a, 0.0f)));
+            }
           }
-        }
-        for (double g : {1.0, 0.3125, std::ldexp(1.0, -126), 3.0e30}) {
-          const auto grid = qscheme::fast::detail::grid_of(sd);
           const fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, W * g, g);
           std::vector<std::uint32_t> bits(amax.size());
           std::vector<double> e(amax.size());
