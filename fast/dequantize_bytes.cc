@@ -12,6 +12,7 @@
 #include "fast/fast.hpp"
 #include "fast/fused.h"
 #include "fast/parallel.hpp"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::fast {
 namespace {
@@ -27,6 +28,7 @@ Status general_dequantize(const Scheme& scheme, Shape shape, const std::uint8_t*
 
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n, OutputPolicy policy) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;

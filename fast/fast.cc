@@ -18,6 +18,7 @@
 #include "fast/parallel.hpp"
 #include "fast/run_rows.hpp"
 #include "fast/scalar.h"
+#include "scheme/fp_env.hpp"
 
 #ifndef QSCHEME_MUTANT
 #define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
@@ -779,11 +780,13 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
 
 Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& options,
                      std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   return quantize_impl(scheme, shape, x, n, options, codes, scale_bits, global_bits);
 }
 
 Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
                                  const QuantizeOptions& options) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   QuantizedTensor q;
@@ -801,9 +804,13 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   return q;
 }
 
-Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n) { return dequantize_impl(q, out, n); }
+Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  return dequantize_impl(q, out, n);
+}
 
 Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   std::vector<float> out(q.codes.size() == lr->elements ? lr->elements : 0);
@@ -812,6 +819,7 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
 }
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -828,6 +836,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
 }
 
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;

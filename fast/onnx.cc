@@ -1,11 +1,11 @@
 #include "fast/onnx.h"
 
-#include <cfenv>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "fast/scalar.h"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::fast::detail {
 namespace {
@@ -24,6 +24,7 @@ int fmt_of(Value v) { return v == Value::e4m3 ? 0 : (v == Value::e5m2 ? 1 : 2); 
 
 Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                      std::int32_t* codes, std::uint32_t* scale_bits) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -78,9 +79,8 @@ Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::siz
   for (std::size_t j = 0; j < l.scales; ++j) scale_bits[j] = scalar::f32_bits(s[j] == 0.0f ? 0.0f : s[j]);
 
   const ValueInfo& vi = info(scheme.value);
-  // Host f32 arithmetic must be IEEE round-to-nearest-even, as ONNX's float32 division is.
-  const int old_mode = std::fegetround();
-  std::fesetround(FE_TONEAREST);
+  // Host f32 arithmetic is IEEE round-to-nearest-even here (fp_env above), as ONNX's float32
+  // division is, with subnormal quotients kept.
   for (std::size_t i = 0; i < n; ++i) {
     const float e = s[block_of[i]];
     if (e == 0.0f) {  // zero block (x is +-0): the zero of x's sign, e2m1 always +0 (as the reference)
@@ -98,7 +98,6 @@ Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::siz
       codes[i] = scalar::mini_encode(static_cast<double>(t), std::signbit(t), fmt_of(scheme.value));
     }
   }
-  std::fesetround(old_mode);
   return {};
 }
 

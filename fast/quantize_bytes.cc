@@ -18,6 +18,7 @@
 #include "fast/lowest_code.hpp"
 #include "fast/parallel.hpp"
 #include "fast/scalar.h"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::fast {
 namespace {
@@ -81,6 +82,7 @@ struct Scratch {
 
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = make_layout(scheme, shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;

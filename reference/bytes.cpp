@@ -11,6 +11,7 @@
 
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::reference {
 namespace {
@@ -62,6 +63,7 @@ Status check_contents(const QuantizedTensor& q, const Layout& l) {
 }  // namespace
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto layout = make_layout(q.scheme, q.shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;
@@ -82,6 +84,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
 
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                Profile profile) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto layout = make_layout(scheme, shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;

@@ -7,10 +7,12 @@
 #include "reference/reference.hpp"
 #include "reference/scales.hpp"
 #include "reference/values.hpp"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::reference {
 
 Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   using R = Result<std::vector<float>>;
   Result<Layout> layout = make_layout(q.scheme, q.shape);
   if (!layout) return layout.status();

@@ -6,11 +6,13 @@
 #include "reference/element.hpp"
 #include "reference/reference.hpp"
 #include "reference/scales.hpp"
+#include "scheme/fp_env.hpp"
 
 namespace qscheme::reference {
 
 Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
                                  const QuantizeOptions& options) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   Result<Layout> layout = make_layout(scheme, shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;
