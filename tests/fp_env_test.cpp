@@ -219,3 +219,44 @@ BOOST_AUTO_TEST_CASE(the_callers_floating_point_environment_is_restored) {
   BOOST_TEST_MESSAGE("x86-64 only");
 #endif
 }
+
+// Tensors large enough to be split across threads (fast::threads() = 2): the workers inherit the
+// environment the entry point set, not the caller's.
+BOOST_AUTO_TEST_CASE(worker_threads_compute_in_the_default_environment_too) {
+#if defined(__x86_64__)
+  Reset();
+  const unsigned was = qscheme::fast::threads();
+  qscheme::fast::set_threads(2);
+  std::vector<float> x;
+  for (std::uint32_t k = 0; k < 64; ++k) {
+    const auto part = Input(100 + k);
+    x.insert(x.end(), part.begin(), part.end());
+  }
+  for (const char* text : {"nvfp4", "mxfp8", "q8s:block[32]=f32"}) {
+    BOOST_TEST_CONTEXT(text << ", " << x.size() << " elements on 2 threads under FTZ and DAZ") {
+      const Scheme s = qscheme::parse_scheme(text).value();
+      const std::vector<std::uint64_t> shape{x.size()};
+      const auto q = qscheme::reference::quantize(s, shape, x).value();
+      const auto want = qscheme::reference::encode(q).value();
+      const auto want_dq = Bits(qscheme::reference::dequantize(q).value());
+      std::vector<std::uint8_t> got(want.size()), got_single(want.size());
+      std::vector<float> dq(x.size());
+      _mm_setcsr(_mm_getcsr() | 0x8040u);
+      const bool ok =
+          qscheme::fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, got.data(), got.size()).ok() &&
+          qscheme::fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, got_single.data(), got_single.size(),
+                                           qscheme::fast::OutputPolicy::single_pass)
+              .ok() &&
+          qscheme::fast::dequantize_from_bytes(s, shape, want.data(), want.size(), qscheme::Profile::exact, dq.data(), dq.size())
+              .ok();
+      Reset();
+      BOOST_TEST(ok);
+      BOOST_TEST((got == want && got_single == want));
+      BOOST_TEST((Bits(dq) == want_dq));
+    }
+  }
+  qscheme::fast::set_threads(was);
+#else
+  BOOST_TEST_MESSAGE("x86-64 only");
+#endif
+}
