@@ -81,10 +81,10 @@ HWY_INLINE void ScaleVectors(std::size_t nb, std::size_t N, const std::uint32_t*
 // are exact f32 numbers (at most 24 bits: the grid's m + 1 plus the odd part of W), and whose
 // patterns follow from f32 bits (ue8m0; IEEE-style grids whose subnormal step 2^(emin - m) is a
 // normal f32: f16, ue4m3; not bf16, whose step is 2^-133, nor f32). Under a global g (two
-// levels) also: an fma (whose one rounding of c * W/2 * g - a keeps its sign), an IEEE-style grid within
-// [2^-24, 2^16] (f16, ue4m3) and g an f32 in [2^-70, 2^70], so that every product the kernel
-// forms is zero or a normal f32 (c * W/2 * g within [2^-94, 2^110]) and e = c * g is zero or in
-// [2^-94, 2^86], never out of the range InvF32 takes.
+// levels) also: an fma (whose one rounding of c * W/2 * g - a keeps its sign), an IEEE-style
+// grid within [2^-24, 2^16] (f16, ue4m3) and g an f32 in [2^-70, 2^70], so that every product the
+// kernel forms is zero or a normal f32 (c * W/2 * g within [2^-94, 2^110]) and e = c * g is zero
+// or in [2^-94, 2^86], never out of the range InvF32 takes.
 inline bool ScalesInF32(const ScaleSpec& s) {
   const double W = s.wg / s.g;  // exact: wg = W * g
   if (!(W >= 2 && W < 0x1p24) || W != static_cast<double>(static_cast<std::uint32_t>(W))) return false;
