@@ -116,6 +116,13 @@ inline bool ScalesInF32(const ScaleSpec& s) {
 // round est's f32 bits up to m mantissa bits and rebias (est >= 2^emin), or take
 // ceil(est * 2^(m - emin)) (below); ue8m0 rounds the bits up to a power of two. Saturated at the
 // grid's max; ue8m0's least value is 2^-127 (pattern 0).
+// The check is skipped for a group of vectors when no lane needs it: est within 2^-23 (1.0001
+// times that, with the rounding of 2/(W g)) of s* is within 4 f32 patterns of it, a binade
+// boundary included, and every grid value of the normal range (vmax too) is an f32 whose low
+// 23 - m bits are zero. So an est that is a normal f32 of the grid's normal range and at least
+// kNear = 8 patterns from every such value has no grid value between it and s*, and rounds up to
+// s*'s. A zero maximum's est is 0 and exact. Any other lane (est below 2^emin or 2^-126, or near
+// a grid value: some 16 patterns in 2^(23 - m), so rarely) sends the group through the check.
 //
 // Blocks go G vectors at a time, each step for all G before the next: one vector's chain of
 // dependent operations is some 60 cycles long, and taken one vector at a time the core kept only
@@ -145,7 +152,12 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   const std::uint32_t bias = s.ue8m0 ? 0u : static_cast<std::uint32_t>(127 + s.emin - 1) << 23;
   const auto vbias = hn::Set(du, bias);
   const auto vround = hn::Set(du, (1u << sh) - 1);
-  const auto vmin_normal = hn::BitCast(df, hn::Set(du, static_cast<std::uint32_t>(127 + s.emin) << 23));
+  // ue8m0: the normal range of f32 (its grid's least value 2^-127 is handled as below it).
+  const auto vmin_normal = hn::BitCast(df, hn::Set(du, static_cast<std::uint32_t>(s.ue8m0 ? 1 : 127 + s.emin) << 23));
+  // The near test of the estimate: kNear patterns either side of a multiple of 2^sh.
+  constexpr std::uint32_t kNear = 8;
+  const auto vnear = hn::Set(du, kNear);
+  const auto near_bits = static_cast<std::int32_t>(((1u << sh) - 1) & ~(2 * kNear - 1));
   const auto vsub_scale = hn::Set(df, static_cast<float>(scalar::pow2(s.m - s.emin)));
   const auto vstep = hn::Set(df, static_cast<float>(scalar::pow2(s.emin - s.m)));
   const auto vone_m = hn::Set(du, 1u << s.m);
@@ -190,10 +202,21 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
       abits[t] = hn::LoadU(du, src + t * N);
       a[t] = hn::BitCast(df, abits[t]);
     }
+    MF near_grid[G];
 #pragma GCC unroll 4
     for (std::size_t t = 0; t < G; ++t) {
       const auto est = hn::Min(hn::Mul(a[t], vk), vmax);
       const auto eb = hn::BitCast(du, est);
+      // Near (a > 0 only: a zero maximum's estimate 0 is exact): the low sh bits of eb within kNear
+      // of 0 (mod 2^sh), i.e. est within kNear patterns of a grid value or a power of two (vmax,
+      // where est saturates, included); or est below the normal range (vmin_normal; 2^-126 for
+      // ue8m0).
+#if QSCHEME_MUTANT == 24  // mutant 24: f32-lane scales skip the exact check for an estimate a pattern or more off a grid value
+      const auto off_grid = hn::RebindMask(df, hn::Eq(hn::And(eb, hn::Set(du, (1u << sh) - 1)), hn::Zero(du)));
+#else
+      const auto off_grid = hn::RebindMask(df, NoBitSet(di, hn::BitCast(di, hn::Add(eb, vnear)), near_bits));
+#endif
+      near_grid[t] = hn::AndNot(hn::Eq(a[t], zero), hn::Or(off_grid, hn::Lt(est, vmin_normal)));
       if (s.ue8m0) {
         p[t] = hn::ShiftRight<23>(hn::Add(eb, vround));
       } else {
@@ -202,24 +225,34 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
         p[t] = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est, vmin_normal)), ps, pn);
       }
     }
-    // The exact check, one step either way (see above).
-    MF short_of[G], past[G];
-    VU pm[G];
+    // The exact check, one step either way (see above), needed only when a lane's estimate lies
+    // within kNear f32 patterns of a grid value, or is not a normal f32 of the normal range of the
+    // grid (where the pattern arithmetic above is not the rounding up of a relative estimate).
+    auto near = hn::Lt(zero, zero);
 #pragma GCC unroll 4
-    for (std::size_t t = 0; t < G; ++t) {
-      short_of[t] = hn::Not(ge(hn::Mul(value(p[t]), vhw), a[t]));
-      pm[t] = hn::Sub(p[t], one_u);
-    }
+    for (std::size_t t = 0; t < G; ++t) near = hn::Or(near, near_grid[t]);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) {
+      MF short_of[G], past[G];
+      VU pm[G];
 #pragma GCC unroll 4
-    for (std::size_t t = 0; t < G; ++t) {
-      past[t] = hn::And(hn::RebindMask(df, hn::Gt(p[t], hn::Zero(du))), ge(hn::Mul(value(pm[t]), vhw), a[t]));
-    }
+      for (std::size_t t = 0; t < G; ++t) {
+        short_of[t] = hn::Not(ge(hn::Mul(value(p[t]), vhw), a[t]));
+        pm[t] = hn::Sub(p[t], one_u);
+      }
 #pragma GCC unroll 4
-    for (std::size_t t = 0; t < G; ++t) {
-      p[t] = hn::IfThenElse(hn::RebindMask(du, short_of[t]), hn::Min(hn::Add(p[t], one_u), vpmax), p[t]);
+      for (std::size_t t = 0; t < G; ++t) {
+        past[t] = hn::And(hn::RebindMask(df, hn::Gt(p[t], hn::Zero(du))), ge(hn::Mul(value(pm[t]), vhw), a[t]));
+      }
+#pragma GCC unroll 4
+      for (std::size_t t = 0; t < G; ++t) {
+        p[t] = hn::IfThenElse(hn::RebindMask(du, short_of[t]), hn::Min(hn::Add(p[t], one_u), vpmax), p[t]);
 #if QSCHEME_MUTANT != 22  // mutant 22: f32-lane scales never step down from the estimate
-      p[t] = hn::IfThenElse(hn::RebindMask(du, past[t]), pm[t], p[t]);
+        p[t] = hn::IfThenElse(hn::RebindMask(du, past[t]), pm[t], p[t]);
 #endif
+      }
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
       hn::StoreU(p[t], du, bdst + t * N);
       c[t] = value(p[t]);
     }
