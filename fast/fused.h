@@ -70,6 +70,10 @@ struct CodeSpec {
   // Integers: false when the caller knows |x / e| <= hi = -lo for every element (a symmetric kind
   // with calibrated, unsaturated scales: e >= 2 max|x| / (hi - lo)), so no code needs clamping.
   bool clamp = true;
+  // Whether x was just read (by the unit's calibration), so that it sits in L1 and the prefetches
+  // of the code loop are for the next unit; false when the block maxima came from a prepass and x
+  // is read here first.
+  bool x_just_read = true;
 };
 
 // Exact-profile codes of x[0..len): codes[i] = x[i] / e(i) rounded as QuantizeExactInt/Float

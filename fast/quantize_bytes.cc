@@ -111,6 +111,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   double uniform_e = 0;
   float uniform_inv = 0;
   kernels::CodeSpec uniform_code = p.code;
+  uniform_code.x_just_read = false;  // a uniform scale always takes a prepass
   if (prepass) {
     std::vector<std::uint32_t> row_max(p.rows);
     if (!uniform) amax.reset(new std::uint32_t[l.scales]);
@@ -164,6 +165,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
         kernels::CodeSpec cs = p.code;
+        cs.x_just_read = !prepass;
         const bool symmetric = cs.fmt < 0 && cs.lo == -cs.hi;
         const std::uint32_t* a = nullptr;
         std::uint32_t top = 0;  // the largest block maximum of the unit (symmetric kinds)

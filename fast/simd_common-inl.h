@@ -37,6 +37,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 4 KiB page: with the prefetch, the max |x| pass over 64 MiB runs about a third faster here
 // (docs/PERFORMANCE.md).
 inline constexpr std::size_t kReadAhead = 1024;
+// How far ahead (in floats: 6 KiB) a code loop prefetches input it reads cold, after a prepass
+// took the block maxima (QuantizeCodesT). Measured against 1 to 8 KiB; more lead was slower.
+inline constexpr std::size_t kColdLead = 1536;
 
 // ---------------------------------------------------------------------------- minifloat encode
 
