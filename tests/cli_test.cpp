@@ -13,6 +13,7 @@
 
 #include "bench/baseline.hpp"
 #include "tests/run_process.hpp"
+#include "tools/affinity.hpp"
 #include "tools/command.hpp"
 #include "tools/file_io.hpp"
 #include "tools/npy.hpp"
@@ -539,6 +540,37 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "dequantize_into q8_0 (i32 codes)"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(cpu_lists_parse_to_sorted_cpus_or_a_typed_error) {
+  using V = std::vector<int>;
+  const std::pair<const char*, V> good[] = {{"0", V{0}}, {"3,1", V{1, 3}}, {"0-2", V{0, 1, 2}},
+                                            {"2-3,0,3", V{0, 2, 3}}, {"5-5", V{5}}};
+  for (const auto& [text, want] : good) {
+    const auto got = cli::parse_cpu_list(text);
+    BOOST_REQUIRE_MESSAGE(got.ok(), text);
+    BOOST_TEST(*got == want, boost::test_tools::per_element());
+  }
+  for (const char* text : {"", ",", "0,", "a", "-1", "1-", "-", "3-1", "0x1", "1 ", "99999999", "1-99999999"}) {
+    const auto got = cli::parse_cpu_list(text);
+    BOOST_TEST(!got.ok(), text);
+    if (!got.ok()) BOOST_TEST(to_code(got.status().code()) == "invalid-argument", text);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bench_runs_on_the_cpus_it_is_given) {
+  // The first CPU this test may run on (not necessarily 0 in a container).
+  const auto allowed = cli::parse_cpu_list(cli::allowed_cpus());
+  BOOST_REQUIRE(allowed.ok() && !allowed->empty());
+  const std::string first = std::to_string(allowed->front());
+  const Run r = qscheme_run({"bench", "--mib", "1", "--reps", "1", "--cpus", first});
+  expect_ok(r);
+  BOOST_TEST(r.out.find("1 thread(s) on CPUs " + first + ",") != std::string::npos, describe(r));
+  // CPU 1023 is not one of this machine's: rejected before anything runs, naming the ones there are.
+  const Run far = qscheme_run({"bench", "--mib", "1", "--reps", "1", "--cpus", "1023"});
+  expect_user_error(far, "invalid-argument");
+  BOOST_TEST(far.err.find("choose among " + cli::allowed_cpus()) != std::string::npos, describe(far));
+  expect_user_error(qscheme_run({"bench", "--mib", "1", "--cpus", "1-0"}), "invalid-argument");
 }
 
 BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {

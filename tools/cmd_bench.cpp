@@ -20,6 +20,7 @@
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
+#include "tools/affinity.hpp"
 #include "tools/command.hpp"
 #include "tools/engine.hpp"
 
@@ -35,6 +36,7 @@ struct BenchArgs {
   int sweeps = 2;
   std::optional<std::string> schemes;
   std::optional<std::string> target;
+  std::optional<std::string> cpus;
 };
 
 struct Row {
@@ -114,8 +116,8 @@ int run_kernels(const BenchArgs& args) {
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
-  fmt::print("qscheme bench: {} MiB of f32 ({} elements), target {}, {} thread(s), best of {}\n", args.mib, n,
-             fast::current_target(), threads, args.reps);
+  fmt::print("qscheme bench: {} MiB of f32 ({} elements), target {}, {} thread(s) on CPUs {}, best of {}\n", args.mib,
+             n, fast::current_target(), threads, allowed_cpus(), args.reps);
   fmt::print("quantize = fast::quantize_to_bytes (f32 -> serialized bytes, calibration included), "
              "dequantize = fast::dequantize_from_bytes; OutputPolicy single_pass unless the row says "
              "untouched-on-error; (i32 codes) rows: quantize_into / dequantize_into; ratios against baseline runs "
@@ -269,8 +271,18 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
                   "with --vs-reference: passes over the tuples; each timing is the best of all passes (default 2)")
       ->check(CLI::Range(1, 100));
   app->add_option("--target", args->target, "force a Highway target (see qscheme info)");
+  app->add_option("--cpus", args->cpus,
+                  "run on these CPUs only, e.g. 0 or 0,2-3 (threads default to their count); figures differ "
+                  "between the CPUs of a virtual machine");
   out.push_back({app, [args] {
-                   apply_threads(args->threads);
+                   std::optional<unsigned> threads = args->threads;
+                   if (args->cpus) {
+                     auto cpus = parse_cpu_list(*args->cpus);
+                     if (!cpus) return report(cpus.status());
+                     if (Status st = pin_to_cpus(*cpus); !st.ok()) return report(st);
+                     if (!threads) threads = static_cast<unsigned>(cpus->size());
+                   }
+                   apply_threads(threads);
                    if (args->target) {
                      if (Status st = apply_target(*args->target); !st.ok()) return report(st);
                    }
