@@ -523,6 +523,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "baseline read4 write1 streaming",
                                           "baseline read1 write4 streaming",
                                           "baseline two-pass read4 read4 write0.5",
+                                          "baseline two-pass prefetched",
                                           "quantize q8_0",
                                           "quantize q4_0",
                                           "quantize nvfp4",
@@ -588,6 +589,9 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
       qscheme::bench::baseline_read4_write1_stream(x.data(), qs.data(), n, threads);
       BOOST_TEST(qs == q);
       qscheme::bench::baseline_two_pass(x.data(), two.data(), n, threads);
+      std::vector<std::uint8_t> twop(n, 0xAB);
+      qscheme::bench::baseline_two_pass_prefetched(x.data(), twop.data(), n, threads);
+      BOOST_TEST(twop == two);
       const std::size_t h = n / 2;
       for (std::size_t i = 0; i < n; ++i) {
         BOOST_TEST(q[i] == (std::bit_cast<std::uint32_t>(x[i]) >> 24));
