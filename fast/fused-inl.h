@@ -547,6 +547,47 @@ HWY_INLINE void RedoCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv
   }
 }
 
+// Two codes per byte (low nibble first) of n one-byte codes (n even).
+HWY_INLINE void PackNibbles(const std::uint8_t* HWY_RESTRICT codes, std::size_t n, std::uint8_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<std::uint16_t> d16;
+  const hn::Rebind<std::uint8_t, decltype(d16)> d8;
+  const hn::RebindToSigned<decltype(d16)> di16;
+  const std::size_t N = hn::Lanes(d16);
+  std::size_t b = 0;
+  for (; b + N <= n / 2; b += N) {
+    const auto w = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(codes + 2 * b));
+    const auto v = hn::Or(hn::And(w, hn::Set(d16, 0x000F)), hn::ShiftRight<4>(hn::And(w, hn::Set(d16, 0x0F00))));
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, v)), d8, out + b);
+  }
+  for (; b < n / 2; ++b) out[b] = static_cast<std::uint8_t>((codes[2 * b] & 0xF) | (codes[2 * b + 1] << 4));
+}
+
+// Two codes per byte (low nibble first) of one vector of i32 codes, straight from the register: a
+// reload of just-stored code bytes waits for the stores (no forwarding across four of them).
+// Targets with fewer than two lanes go through code_bytes.
+template <class DI>
+HWY_INLINE void StoreNibbles(DI di, hn::Vec<DI> q, std::uint8_t* HWY_RESTRICT code_bytes, std::uint8_t* HWY_RESTRICT out) {
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+  StoreCodeBytes(di, q, code_bytes);
+  PackNibbles(code_bytes, hn::Lanes(di), out);
+#else
+  (void)di;
+  (void)code_bytes;
+  // Lane pairs as u64: the low code's nibble from bits 0-3, the high one's from bits 32-35.
+  const hn::Repartition<std::uint64_t, DI> d64;
+  const auto w = hn::BitCast(d64, q);
+  const auto v = hn::Or(hn::And(w, hn::Set(d64, 0xF)), hn::And(hn::ShiftRight<28>(w), hn::Set(d64, 0xF0)));
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (sizeof(v.raw) == 64) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm512_cvtepi64_epi8(v.raw));  // vpmovqb
+    return;
+  }
+#endif
+  const hn::Rebind<std::uint8_t, decltype(d64)> d8;
+  hn::StoreU(hn::TruncateTo(d8, v), d8, out);
+#endif
+}
+
 // Vectors of x in groups of four, as many as fit in nvec (returned), vector v in block v >> lg
 // (whole blocks of 2^lg vectors from x), every block with an f32 1/e: one branch for the four,
 // so that the loop is the arithmetic of FastCodesNear plus a broadcast load per vector; the
@@ -556,7 +597,7 @@ template <bool kFloat, bool kClamp, int kFmt, class DF>
 HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, std::size_t nvec, unsigned lg,
                                      const float* HWY_RESTRICT pf, const float* HWY_RESTRICT inv,
                                      const double* HWY_RESTRICT e, const CodeSpec& c, const FastConsts<DF>& k,
-                                     std::uint8_t* HWY_RESTRICT codes) {
+                                     std::uint8_t* HWY_RESTRICT codes, std::uint8_t* HWY_RESTRICT nibbles) {
   const hn::Rebind<std::int32_t, DF> di;
   constexpr std::size_t G = 4;
   constexpr std::size_t kN = hn::MaxLanes(DF());  // == Lanes(df) on every x86 target
@@ -583,9 +624,14 @@ HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, 
           redo(v + t);
         }
       }
+      if (nibbles) PackNibbles(codes + v * N, G * N, nibbles + v * N / 2);
       continue;
     }
-    for (std::size_t t = 0; t < G; ++t) StoreCodeBytes(di, q[t], codes + (v + t) * N);
+    if (nibbles) {
+      for (std::size_t t = 0; t < G; ++t) StoreNibbles(di, q[t], codes + (v + t) * N, nibbles + (v + t) * N / 2);
+    } else {
+      for (std::size_t t = 0; t < G; ++t) StoreCodeBytes(di, q[t], codes + (v + t) * N);
+    }
   }
   return v;
 }
@@ -594,7 +640,7 @@ HWY_INLINE std::size_t QuantizeWholeVectors(DF df, const float* HWY_RESTRICT x, 
 template <bool kFloat, bool kClamp, int kFmt = -1>
 HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
-                               const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
+                               const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes, std::uint8_t* HWY_RESTRICT nibbles) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
@@ -615,15 +661,18 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   // window above (docs/PERFORMANCE.md).
   const float* pf = c.x_just_read ? x + len + kReadAhead : x + kColdLead;
   std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
+  std::size_t packed = 0;  // nibbles: codes before this one are packed
   if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {
     // The usual unit: whole blocks from its first column, 2^lg vectors each; the loop below takes
     // what is left (under four vectors, and a partial last block).
     const std::size_t done = QuantizeWholeVectors<kFloat, kClamp, kFmt>(
-        df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes);
+        df, x, len / bw * vpb, static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(vpb)), pf, inv, e, c, k, codes,
+        nibbles);
     i = done * N;
     b = done / vpb;
     left = vpb - done % vpb;
     if (i == len) return;
+    packed = i;
   }
   auto vinv = hn::Set(df, inv[b]);
   auto one = [&](const float* src, std::uint8_t* dst) {
@@ -651,21 +700,23 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
     one(xb, o);
     std::memcpy(codes + whole, o, len - whole);
   }
+  if (nibbles) PackNibbles(codes + packed, len - packed, nibbles + packed / 2);
 }
 
 HWY_NOINLINE void QuantizeCodesImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                     const float* HWY_RESTRICT inv, const double* HWY_RESTRICT e, bool any_far,
-                                    const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes) {
+                                    const CodeSpec& c, std::uint8_t* HWY_RESTRICT codes,
+                                    std::uint8_t* HWY_RESTRICT nibbles) {
   if (c.fmt == scalar::kE4M3) {
-    QuantizeCodesT<true, true, scalar::kE4M3>(x, len, start, bw, inv, e, any_far, c, codes);
+    QuantizeCodesT<true, true, scalar::kE4M3>(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
   } else if (c.fmt == scalar::kE5M2) {
-    QuantizeCodesT<true, true, scalar::kE5M2>(x, len, start, bw, inv, e, any_far, c, codes);
+    QuantizeCodesT<true, true, scalar::kE5M2>(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
   } else if (c.fmt == scalar::kE2M1) {
-    QuantizeCodesT<true, true, scalar::kE2M1>(x, len, start, bw, inv, e, any_far, c, codes);
+    QuantizeCodesT<true, true, scalar::kE2M1>(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
   } else if (c.clamp || c.lo != -c.hi) {
-    QuantizeCodesT<false, true>(x, len, start, bw, inv, e, any_far, c, codes);
+    QuantizeCodesT<false, true>(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
   } else {
-    QuantizeCodesT<false, false>(x, len, start, bw, inv, e, any_far, c, codes);
+    QuantizeCodesT<false, false>(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
   }
 }
 

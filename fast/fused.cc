@@ -41,8 +41,8 @@ ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleS
   return QSCHEME_FUSED_CALL(ScalesFromMaxImpl)(amax, nb, s, bits, e, inv, tight, lowest);
 }
 void QuantizeCodes(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
-                   const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes) {
-  QSCHEME_FUSED_CALL(QuantizeCodesImpl)(x, len, start, bw, inv, e, any_far, c, codes);
+                   const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes, std::uint8_t* nibbles) {
+  QSCHEME_FUSED_CALL(QuantizeCodesImpl)(x, len, start, bw, inv, e, any_far, c, codes, nibbles);
 }
 void PackRow(const std::uint8_t* codes, std::size_t len, int bits, std::size_t nq, int ebytes, std::uint8_t* out) {
   QSCHEME_FUSED_CALL(PackRowImpl)(codes, len, bits, nq, ebytes, out);

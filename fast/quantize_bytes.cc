@@ -152,6 +152,11 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
       if (failed.load(std::memory_order_relaxed)) return;
       const detail::BytesPlan::Unit& un = *walk;
+      // A 4-bit row whose storage elements this unit fills: the code kernel writes the packed bytes
+      // itself (QuantizeCodes' nibbles), and nothing is left to pack.
+      std::uint8_t* nibbles =
+          !native && !p.vertical && p.bits == 4 && un.len % p.nq == 0 ? out + un.value_offset : nullptr;
+      bool packed = false;
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
@@ -160,7 +165,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         rows[i] = codes;
         if (uniform) {
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
-                                 codes);
+                            codes, nibbles);
+          packed = nibbles != nullptr;
           continue;
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
@@ -190,7 +196,11 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
-        kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes);
+        // Codes put back by their pattern below need the byte codes first.
+        std::uint8_t* nib = plan.put_back ? nullptr : nibbles;
+        kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes, nib);
+        packed = nib != nullptr;
+        if (packed) continue;
         for (std::uint64_t k = 0; plan.put_back && k < nbc; ++k) {
           if (!s.tight[k]) continue;
           // Block kb + k within this unit's columns [c0, c0 + len).
@@ -201,7 +211,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         }
       }
       std::uint8_t* dst = out + un.value_offset;
-      if (native) continue;
+      if (native || packed) continue;
       if (p.vertical) {
         kf.pack_columns(rows, un.count, un.len, p.bits, p.ebytes, dst);
       } else {

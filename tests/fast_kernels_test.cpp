@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -308,6 +309,76 @@ BOOST_AUTO_TEST_CASE(byte_codes_match_the_scalar_twin_within_ulps_of_every_round
         std::vector<std::uint8_t> bb(xs.size() + 1, 0x5A);
         for (std::size_t i = 0; i < xs.size(); ++i) bb[i] = static_cast<std::uint8_t>(b[i]);
         BOOST_TEST_CONTEXT("e " << e << " fmt " << fmt) { EXPECT_SAME(a.data(), bb.data(), xs.size() + 1, xs); }
+      }
+    }
+  });
+}
+
+BOOST_AUTO_TEST_CASE(nibble_codes_are_the_packed_byte_codes_on_every_target) {
+  // QuantizeCodes with a nibbles output (4-bit kinds) against its own byte codes packed by PackRow:
+  // whole-vector groups, the near-boundary redo, the tail loop, a partial last block, any_far
+  // blocks and a uniform scale, with nothing written past len / 2.
+  ForEachTarget([] {
+    std::mt19937 rng(11);
+    struct Kind {
+      int fmt, lo, hi;
+      bool clamp;
+    };
+    const Kind kinds[] = {{sc::kE2M1, 0, 0, true}, {-1, -7, 7, false}, {-1, -7, 7, true}, {-1, -8, 7, true}};
+    for (const Kind& kind : kinds) {
+      for (std::size_t bw : {std::size_t{0}, std::size_t{16}, std::size_t{32}, std::size_t{64}}) {
+        for (std::size_t len : {std::size_t{2}, std::size_t{30}, std::size_t{64}, std::size_t{250}, std::size_t{2048}}) {
+          for (bool far : {false, true}) {
+            const std::size_t nb = bw ? (len + bw - 1) / bw : 1;
+            std::vector<double> e(nb);
+            std::vector<float> inv(nb);
+            for (std::size_t b = 0; b < nb; ++b) {
+              e[b] = std::ldexp(1.0 + static_cast<double>(rng() % 64) / 64, static_cast<int>(rng() % 20) - 10);
+              inv[b] = k::InvF32(e[b]);
+            }
+            if (far) inv[nb - 1] = std::numeric_limits<float>::quiet_NaN();  // divided exactly instead
+            // Runs of 64 values: near the rounding boundaries of their block (half-integers; e2m1's
+            // 0.25, 0.75, ...), a few ulps off or on them, so that groups are redone; or all
+            // between boundaries (k/8 + 1/16), so that whole groups go straight from the registers.
+            const double bounds[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 0.5, 1.5, 4.5, 6.5};
+            std::vector<float> x(len);
+            bool near = false;
+            for (std::size_t i = 0; i < len; ++i) {
+              if (i % 64 == 0) near = rng() % 2 == 0;
+              const double eb = e[bw ? i / bw : 0];
+              float v;
+              if (near) {
+                v = static_cast<float>(bounds[rng() % 11] * eb);
+                for (int u = static_cast<int>(rng() % 7) - 3; u != 0; u += u > 0 ? -1 : 1) {
+                  v = std::nextafter(v, u > 0 ? 1e30f : -1e30f);
+                }
+              } else {
+                v = static_cast<float>((static_cast<double>(rng() % 64) / 8 + 1.0 / 16) * eb);
+              }
+              x[i] = (rng() & 1) ? -v : v;
+            }
+            k::CodeSpec cs;
+            cs.fmt = kind.fmt;
+            cs.lo = kind.lo;
+            cs.hi = kind.hi;
+            cs.bits = 4;
+            cs.clamp = kind.clamp;
+            if (!kind.clamp) {  // the caller's promise: no |x / e| beyond hi
+              for (std::size_t i = 0; i < len; ++i) {
+                const double lim = kind.hi * e[bw ? i / bw : 0];
+                x[i] = static_cast<float>(std::clamp(static_cast<double>(x[i]), -lim, lim));
+              }
+            }
+            std::vector<std::uint8_t> codes(len), scratch(len), want(len / 2 + 1, 0xA5), got(len / 2 + 1, 0xA5);
+            k::QuantizeCodes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, codes.data());
+            k::PackRow(codes.data(), len, 4, 2, 1, want.data());
+            k::QuantizeCodes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, scratch.data(), got.data());
+            BOOST_TEST_CONTEXT("fmt " << kind.fmt << " lo " << kind.lo << " clamp " << kind.clamp << " bw " << bw
+                                      << " len " << len << " far " << far) {
+              BOOST_TEST(got == want, boost::test_tools::per_element());
+            }
+          }
+        }
       }
     }
   });
