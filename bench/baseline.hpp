@@ -103,20 +103,25 @@ inline void baseline_read1_write4_stream(const std::uint8_t* in, float* out, std
 std::uint32_t baseline_max_bits_range(const float* x, std::size_t n);
 void baseline_read8_write1_range(const float* x0, const float* x1, std::uint8_t mix, std::uint8_t* out, std::size_t n);
 
-inline void baseline_two_pass(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+// Both two-pass loops: max_bits(x, n) over chunks of x, then pass2(x0, x1, mix, out, n) over
+// the two halves.
+template <class MaxBits, class Pass2>
+void two_pass(const float* x, std::uint8_t* out, std::size_t n, unsigned threads, MaxBits max_bits, Pass2 pass2) {
   std::atomic<std::uint32_t> top{0};
   parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
-    const std::uint32_t m = baseline_max_bits_range(x + b, e - b);
+    const std::uint32_t m = max_bits(x + b, e - b);
     std::uint32_t cur = top.load();
     while (m > cur && !top.compare_exchange_weak(cur, m)) {
     }
   });
   const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
   const std::size_t h = n / 2;
-  parallel_chunks(h, threads, [=](std::size_t b, std::size_t e) {
-    baseline_read8_write1_range(x + b, x + h + b, mix, out + b, e - b);
-  });
+  parallel_chunks(h, threads, [=](std::size_t b, std::size_t e) { pass2(x + b, x + h + b, mix, out + b, e - b); });
   if (n % 2) out[h] = static_cast<std::uint8_t>(mix ^ static_cast<std::uint8_t>(x[n - 1] > 0));
+}
+
+inline void baseline_two_pass(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  two_pass(x, out, n, threads, baseline_max_bits_range, baseline_read8_write1_range);
 }
 
 // The two-pass bound with the engine's own max |x| pass (fast::kernels::MaxAbsBits, prefetching
@@ -126,19 +131,7 @@ void baseline_read8_write1_prefetch_range(const float* x0, const float* x1, std:
                                           std::size_t n);
 
 inline void baseline_two_pass_prefetched(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
-  std::atomic<std::uint32_t> top{0};
-  parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
-    const std::uint32_t m = fast::kernels::MaxAbsBits(x + b, e - b);
-    std::uint32_t cur = top.load();
-    while (m > cur && !top.compare_exchange_weak(cur, m)) {
-    }
-  });
-  const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
-  const std::size_t h = n / 2;
-  parallel_chunks(h, threads, [=](std::size_t b, std::size_t e) {
-    baseline_read8_write1_prefetch_range(x + b, x + h + b, mix, out + b, e - b);
-  });
-  if (n % 2) out[h] = static_cast<std::uint8_t>(mix ^ static_cast<std::uint8_t>(x[n - 1] > 0));
+  two_pass(x, out, n, threads, fast::kernels::MaxAbsBits, baseline_read8_write1_prefetch_range);
 }
 
 enum class Direction { quantize, dequantize };

@@ -547,7 +547,8 @@ HWY_INLINE void RedoCodesAt(DF df, const float* HWY_RESTRICT x, hn::Vec<DF> vinv
   }
 }
 
-// Two codes per byte (low nibble first) of n one-byte codes (n even).
+// Two codes per byte (low nibble first) of n one-byte codes (n even): a u16 lane holds two codes
+// (little-endian), the low nibble of each, the second moved up by 4.
 HWY_INLINE void PackNibbles(const std::uint8_t* HWY_RESTRICT codes, std::size_t n, std::uint8_t* HWY_RESTRICT out) {
   const hn::ScalableTag<std::uint16_t> d16;
   const hn::Rebind<std::uint8_t, decltype(d16)> d8;
@@ -734,16 +735,8 @@ HWY_NOINLINE void PackRowImpl(const std::uint8_t* HWY_RESTRICT codes, std::size_
   const std::size_t full = len / per_byte;  // output bytes made of whole groups of input
   std::size_t b = 0;
   if (bits == 4) {
-    // A u16 lane holds two codes (little-endian): low nibble of each, second one moved up by 4.
-    const hn::ScalableTag<std::uint16_t> d16;
-    const hn::Rebind<std::uint8_t, decltype(d16)> d8;
-    const hn::RebindToSigned<decltype(d16)> di16;
-    const std::size_t N = hn::Lanes(d16);
-    for (; b + N <= full; b += N) {
-      const auto w = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(codes + 2 * b));
-      const auto v = hn::Or(hn::And(w, hn::Set(d16, 0x000F)), hn::ShiftRight<4>(hn::And(w, hn::Set(d16, 0x0F00))));
-      hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, v)), d8, out + b);
-    }
+    PackNibbles(codes, 2 * full, out);
+    b = full;
   } else {
     const hn::ScalableTag<std::uint32_t> d32;
     const hn::Rebind<std::uint8_t, decltype(d32)> d8;
