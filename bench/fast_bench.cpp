@@ -112,6 +112,7 @@ void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   double secs = 0;
   for (auto _ : state) {
     qscheme::Status st;
+    run.before_timing();
     secs += Timed([&] { st = run.run(); });
     if (!st.ok()) state.SkipWithError(st.to_string().c_str());
     benchmark::ClobberMemory();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "fast/big_buffer.hpp"
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
@@ -46,7 +47,7 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
   // Scales (and the global) first, as decode checks them.
-  std::vector<float> sv(l.scales);
+  detail::BigBuffer<float> sv(l.scales);
   if (kernels::ScalesFromBytes(bytes + l.value_bytes, l.scales, static_cast<int>(p.sd), sv.data()) != l.scales) {
     return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "fast/big_buffer.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fused.h"
 #include "fast/kernels.h"
@@ -524,11 +525,11 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
 #if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
     kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
 #else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.empty() ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
+                         two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
 #endif
     // The kernel put lo back where W e == 2a; a saturated block's lo is put back here. Segment k
@@ -567,7 +568,7 @@ Status bad_code(const QuantizedTensor& q, std::size_t i) {
 // and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
 // the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
-Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<float>* eb, float* g,
+Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuffer<float>* eb, float* g,
                        bool check_codes = true) {
   if (q.codes.size() != l.elements) {
     return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
@@ -582,7 +583,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<fl
     return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a global scale" : "a one-level scheme has no global scale");
   }
   const ScaleDtype sd = q.scheme.scale_dtype();
-  std::vector<float> s(l.scales);  // every scale dtype's values are f32 values
+  detail::BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
   if (const std::size_t j = kernels::ScaleValuesFromBits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
       j != l.scales) {
     return err(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is not a finite non-negative " +
@@ -600,16 +601,15 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, std::vector<fl
   if (q.profile != Profile::burn) {
     // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
     // as the first product is exact (SEMANTICS-fast.md section 4): f32 lanes suffice.
-    *eb = std::move(s);
     if (two) *g = static_cast<float>(gv);
   } else {
-    eb->resize(l.scales);
     const float gf = static_cast<float>(gv);
     for (std::size_t j = 0; j < l.scales; ++j) {
-      const float e = two ? gf * static_cast<float>(s[j]) : static_cast<float>(s[j]);
-      (*eb)[j] = e == 0 ? 0.1f : e;
+      const float e = two ? gf * s[j] : s[j];
+      s[j] = e == 0 ? 0.1f : e;
     }
   }
+  *eb = std::move(s);
   return {};
 }
 
@@ -621,7 +621,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  std::vector<float> eb;
+  detail::BigBuffer<float> eb;
   float gs = 1.0f;
   const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
   const bool late_codes = out_private && exact && n == l.elements;
@@ -656,7 +656,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
       }
       if (any_bad) return;
     }
-    kernels::DequantRow(c + off, len, bw, nullptr, eb.empty() ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
+    kernels::DequantRow(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
                         nrows, groups, gstride);
   });
   if (first_bad.load() != UINT64_MAX) return bad_code(q, first_bad.load());
@@ -823,7 +823,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  std::vector<float> eb;
+  detail::BigBuffer<float> eb;
   float gs = 1.0f;
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs));
   std::vector<std::uint8_t> out(l.total_bytes);

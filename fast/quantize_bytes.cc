@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "fast/big_buffer.hpp"
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
@@ -107,14 +108,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const bool prepass = policy == OutputPolicy::untouched_on_error || p.two || uniform || p.bw > p.chunk;
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
-  std::unique_ptr<std::uint32_t[]> amax;
+  detail::BigBuffer<std::uint32_t> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
   kernels::CodeSpec uniform_code = p.code;
   uniform_code.x_just_read = false;  // a uniform scale always takes a prepass
   if (prepass) {
     std::vector<std::uint32_t> row_max(p.rows);
-    if (!uniform) amax.reset(new std::uint32_t[l.scales]);
+    if (!uniform) amax = detail::BigBuffer<std::uint32_t>(l.scales);
     detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
       for (std::uint64_t r = rb; r < re; ++r) {
         row_max[r] = uniform ? kernels::MaxAbsBits(x + r * p.L, p.L)

@@ -537,6 +537,8 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "quantize q4_0 untouched-on-error",
                                           "quantize mxfp8 untouched-on-error",
                                           "dequantize q8_0 untouched-on-error",
+                                          "quantize nvfp4 first call",
+                                          "dequantize q8_0 first call",
                                           "quantize_into q8_0 (i32 codes)",
                                           "dequantize_into q8_0 (i32 codes)"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());

@@ -79,6 +79,7 @@ int run_kernels(const BenchArgs& args) {
     double kbest = 1e300, bbest = 1e300;
     for (int r = 0; r < args.reps; ++r) {
       bbest = std::min(bbest, bench::best_seconds(1, [&] { base(k.direction); }));
+      run.before_timing();
       kbest = std::min(kbest, bench::best_seconds(1, [&] { last = run.run(); }));
       if (!last.ok()) return report(last);
     }
@@ -124,7 +125,9 @@ int run_kernels(const BenchArgs& args) {
              n, fast::current_target(), threads, allowed_cpus(), args.reps);
   fmt::print("quantize = fast::quantize_to_bytes (f32 -> serialized bytes, calibration included), "
              "dequantize = fast::dequantize_from_bytes; OutputPolicy single_pass unless the row says "
-             "untouched-on-error; (i32 codes) rows: quantize_into / dequantize_into; ratios against baseline runs "
+             "untouched-on-error; first-call rows: before each timed call the library's kept scratch and malloc's "
+             "free memory go back to the kernel, as for a process's first call; (i32 codes) rows: quantize_into / "
+             "dequantize_into; ratios against baseline runs "
              "interleaved with each kernel's. The streaming baselines (ratio to their plain loop) write as the "
              "engine does with streaming stores on (the streamed row; QSCHEME_STREAM_BYTES); the two-pass "
              "baseline's ratio (to read4 write1) bounds two-level kernels such as nvfp4, which must read the input "

@@ -1,0 +1,83 @@
+// Whole-tensor scratch of one call: the block maxima of a two-pass quantize, the decoded scales
+// of a dequantize. Arrays of 2 MiB or more are mapped on their own and advised onto 2 MiB pages
+// (madvise(MADV_HUGEPAGE)), and each thread keeps its largest such mapping for its next call.
+// Why: the first touch of a 4 KiB page cost about 13 us on the VM this was measured on, so a call
+// whose 4 MiB scratch came fresh from the kernel (every first call, and any call larger than the
+// ones before) ran three times as long as the same call with the scratch recycled by malloc; and
+// fresh huge pages on every call cost a steady stream of calls about a third (zeroing, and
+// compaction when none is free). Kept: at most one mapping per thread, the largest scratch that
+// thread has used (1/16 of its largest input for nvfp4), freed when the thread exits
+// (docs/PERFORMANCE.md, "First calls"). Where the kernel grants no huge pages the memory is what
+// new[] would give.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+
+namespace qscheme::fast::detail {
+
+// At least `bytes` bytes, 64-byte aligned, in `cap` bytes; throws std::bad_alloc as new[] does.
+struct BigBlock {
+  void* p = nullptr;
+  std::size_t cap = 0;
+};
+BigBlock big_alloc(std::size_t bytes);
+void big_free(BigBlock b) noexcept;
+
+// Unmaps the calling thread's kept mapping: the next call starts as a process's first would
+// (the "first call" rows of `qscheme bench`).
+void release_kept() noexcept;
+
+// An uninitialised array of n trivially copyable T (every entry is written before it is read).
+template <class T>
+class BigBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  BigBuffer() = default;
+  explicit BigBuffer(std::size_t n) : n_(n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+    b_ = big_alloc(n * sizeof(T));
+    p_ = static_cast<T*>(b_.p);
+  }
+  BigBuffer(const BigBuffer&) = delete;
+  BigBuffer& operator=(const BigBuffer&) = delete;
+  BigBuffer(BigBuffer&& o) noexcept : b_(o.b_), p_(o.p_), n_(o.n_) {
+    o.b_ = {};
+    o.p_ = nullptr;
+    o.n_ = 0;
+  }
+  BigBuffer& operator=(BigBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      b_ = o.b_;
+      p_ = o.p_;
+      n_ = o.n_;
+      o.b_ = {};
+      o.p_ = nullptr;
+      o.n_ = 0;
+    }
+    return *this;
+  }
+  ~BigBuffer() { release(); }
+
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  T& operator[](std::size_t i) { return p_[i]; }
+  const T& operator[](std::size_t i) const { return p_[i]; }
+  std::size_t size() const { return n_; }
+
+ private:
+  void release() noexcept {
+    if (b_.p) big_free(b_);
+    b_ = {};
+    p_ = nullptr;
+  }
+  BigBlock b_;
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+}  // namespace qscheme::fast::detail

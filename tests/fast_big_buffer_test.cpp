@@ -1,0 +1,121 @@
+// fast/big_buffer.hpp: the whole-tensor scratch of the bytes paths. Small arrays come from the
+// heap, arrays of 2 MiB or more from their own 2 MiB-aligned mapping, and a thread keeps its
+// largest mapping for its next call; and a call whose scratch is such a recycled mapping, full of
+// the previous call's data, still gives the bytes of the unfused path.
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "fast/big_buffer.hpp"
+#include "fast/fast.hpp"
+#include "scheme/text.hpp"
+
+namespace fast = qscheme::fast;
+using fast::detail::BigBuffer;
+
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// Writes a pattern over the whole array and reads it back: every byte is mapped and writable.
+bool holds_pattern(BigBuffer<std::uint32_t>& b, std::uint32_t seed) {
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint32_t>(i * 2654435761u) ^ seed;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (b[i] != (static_cast<std::uint32_t>(i * 2654435761u) ^ seed)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(small_arrays_are_aligned_and_writable) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{4096}, kMiB / 4}) {
+    BigBuffer<std::uint32_t> b(n);
+    BOOST_TEST(b.size() == n);
+    BOOST_TEST(addr(b.data()) % 64 == 0);
+    BOOST_TEST(holds_pattern(b, 7));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(large_arrays_start_on_a_huge_page_and_are_writable_to_the_end) {
+  for (std::size_t bytes : {2 * kMiB, 2 * kMiB + 4, 5 * kMiB + 12}) {
+    BigBuffer<std::uint32_t> b(bytes / 4);
+    BOOST_TEST(addr(b.data()) % (2 * kMiB) == 0);
+    BOOST_TEST(holds_pattern(b, 11));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_thread_reuses_its_largest_mapping_and_never_hands_it_out_twice) {
+  std::thread([] {  // a fresh thread: nothing kept yet
+    const std::uint32_t* first;
+    {
+      BigBuffer<std::uint32_t> b(4 * kMiB / 4);
+      first = b.data();
+    }
+    {
+      BigBuffer<std::uint32_t> b(3 * kMiB / 4);  // fits the kept 4 MiB: the same memory
+      BOOST_TEST(b.data() == first);
+      BigBuffer<std::uint32_t> c(3 * kMiB / 4);  // the kept one is taken: a mapping of its own
+      BOOST_TEST(c.data() != first);
+      BOOST_TEST((addr(c.data()) + 3 * kMiB <= addr(first) || addr(first) + 3 * kMiB <= addr(c.data())));
+      BOOST_TEST(holds_pattern(b, 1));
+      BOOST_TEST(holds_pattern(c, 2));
+      for (std::size_t i = 0; i < b.size(); ++i) {  // writing c did not touch b
+        if (b[i] != (static_cast<std::uint32_t>(i * 2654435761u) ^ 1u)) {
+          BOOST_FAIL("c overlaps b at " << i);
+        }
+      }
+    }
+    BigBuffer<std::uint32_t> big(9 * kMiB / 4);  // larger than anything kept: a new mapping
+    BOOST_TEST(holds_pattern(big, 3));
+  }).join();
+}
+
+BOOST_AUTO_TEST_CASE(a_moved_buffer_is_freed_once) {
+  BigBuffer<std::uint32_t> a(3 * kMiB / 4);
+  const std::uint32_t* p = a.data();
+  BigBuffer<std::uint32_t> b(std::move(a));
+  BOOST_TEST(b.data() == p);
+  BOOST_TEST(a.data() == nullptr);
+  BigBuffer<std::uint32_t> c;
+  c = std::move(b);
+  BOOST_TEST(c.data() == p);
+  BOOST_TEST(holds_pattern(c, 5));
+}
+
+BOOST_AUTO_TEST_CASE(an_array_whose_size_overflows_is_bad_alloc) {
+  BOOST_CHECK_THROW(BigBuffer<std::uint32_t>(SIZE_MAX / 2), std::bad_alloc);
+}
+
+// nvfp4's block maxima of 2^23 elements fill 2 MiB: the mapped, kept path. The smaller tensor's
+// call runs on the larger one's block maxima (other data, 300 times larger), and must not see
+// them; the last call reuses that mapping again.
+BOOST_AUTO_TEST_CASE(two_pass_bytes_on_recycled_scratch_equal_the_unfused_bytes) {
+  const auto scheme = *qscheme::parse_scheme("nvfp4");
+  const std::vector<std::uint64_t> big_shape{3072, 4096}, small_shape{2048, 4096};
+  std::mt19937 rng(42);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (const auto& shape : {big_shape, small_shape, big_shape}) {
+    std::vector<float> x(shape[0] * shape[1]);
+    const float spread = shape[0] == 3072 ? 3.0f : 0.01f;
+    for (float& v : x) v = nd(rng) * spread;
+    qscheme::QuantizeOptions opt;
+    auto q = fast::quantize(scheme, shape, x, opt);
+    BOOST_TEST_REQUIRE(q.ok());
+    auto want = fast::encode(*q);
+    BOOST_TEST_REQUIRE(want.ok());
+    for (auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+      std::vector<std::uint8_t> got(want->size());
+      const auto st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), opt, got.data(), got.size(), policy);
+      BOOST_TEST_REQUIRE(st.ok());
+      BOOST_TEST((got == *want));
+    }
+  }
+}
