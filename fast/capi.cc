@@ -151,6 +151,8 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
   });
 }
 
+void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
+
 int qscheme_fast_set_threads(unsigned n) {
   return Guard(nullptr, [&] {
     qscheme::fast::set_threads(n);

@@ -906,6 +906,8 @@ void set_threads(unsigned n) {
 }
 unsigned threads() { return g_threads.load(); }
 
+void release_scratch() noexcept { detail::release_kept(); }
+
 std::string current_target() { return kernels::CurrentTarget(); }
 std::vector<std::string> available_targets() { return kernels::AvailableTargets(); }
 bool set_target(const std::string& name) { return kernels::ForceTarget(name); }

@@ -89,6 +89,14 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
 void set_threads(unsigned n);
 unsigned threads();
 
+// ---- memory ------------------------------------------------------------------------------------
+
+// Each thread that runs a two-pass quantize_to_bytes or a dequantize keeps its largest
+// whole-tensor scratch (at most one mapping: 1/16 of its largest f32 input for nvfp4, 1/32 for
+// q8_0) so that its next call does not fault it in again (docs/PERFORMANCE.md, "First calls").
+// This gives the calling thread's back to the system; it is also freed when the thread exits.
+void release_scratch() noexcept;
+
 // ---- Highway targets ---------------------------------------------------------------------------
 
 // Target the kernels run on now, e.g. "AVX3".

@@ -80,6 +80,10 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
 int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
                             size_t len, int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index);
 
+/* Gives back the calling thread's kept scratch: each thread keeps its largest whole-tensor
+ * scratch (1/16 of its largest input for nvfp4) for its next call; freed at thread exit too. */
+void qscheme_fast_release_scratch(void);
+
 /* Threads for the fast engine (0 = hardware concurrency). Output never depends on it. */
 int qscheme_fast_set_threads(unsigned n);
 /* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */

@@ -13,6 +13,7 @@
 
 #include "fast/big_buffer.hpp"
 #include "fast/fast.hpp"
+#include "fast/qscheme.h"
 #include "scheme/text.hpp"
 
 namespace fast = qscheme::fast;
@@ -75,6 +76,32 @@ BOOST_AUTO_TEST_CASE(a_thread_reuses_its_largest_mapping_and_never_hands_it_out_
     }
     BigBuffer<std::uint32_t> big(9 * kMiB / 4);  // larger than anything kept: a new mapping
     BOOST_TEST(holds_pattern(big, 3));
+  }).join();
+}
+
+// A recycled mapping still holds the last call's data; once released, the next one is the
+// kernel's, zero-filled.
+BOOST_AUTO_TEST_CASE(release_scratch_gives_the_kept_mapping_back) {
+  std::thread([] {
+    auto fill_and_free = [] {
+      BigBuffer<std::uint32_t> b(3 * kMiB / 4);
+      BOOST_TEST(holds_pattern(b, 0x5A5A5A5Au));
+    };
+    auto all_zero = [] {
+      BigBuffer<std::uint32_t> b(3 * kMiB / 4);
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        if (b[i] != 0) return false;
+      }
+      return true;
+    };
+    fill_and_free();
+    BOOST_TEST(!all_zero());  // kept: the pattern is still there
+    fill_and_free();
+    fast::release_scratch();
+    BOOST_TEST(all_zero());
+    fill_and_free();
+    qscheme_fast_release_scratch();
+    BOOST_TEST(all_zero());
   }).join();
 }
 
