@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(an_array_whose_size_overflows_is_bad_alloc) {
 // nvfp4's block maxima of 2^23 elements fill 2 MiB: the mapped, kept path. The smaller tensor's
 // call runs on the larger one's block maxima (other data, 300 times larger), and must not see
 // them; the last call reuses that mapping again.
-BOOST_AUTO_TEST_CASE(two_pass_bytes_on_recycled_scratch_equal_the_unfused_bytes) {
+BOOST_AUTO_TEST_CASE(bytes_on_recycled_scratch_equal_the_unfused_path_both_ways) {
   const auto scheme = *qscheme::parse_scheme("nvfp4");
   const std::vector<std::uint64_t> big_shape{3072, 4096}, small_shape{2048, 4096};
   std::mt19937 rng(42);
@@ -144,5 +144,13 @@ BOOST_AUTO_TEST_CASE(two_pass_bytes_on_recycled_scratch_equal_the_unfused_bytes)
       BOOST_TEST_REQUIRE(st.ok());
       BOOST_TEST((got == *want));
     }
+    // Dequantize keeps the decoded scales (f32 per block: 2 MiB and more here) the same way.
+    auto y_want = fast::dequantize(*q);
+    BOOST_TEST_REQUIRE(y_want.ok());
+    std::vector<float> y(x.size());
+    const auto st = fast::dequantize_from_bytes(scheme, shape, want->data(), want->size(), qscheme::Profile::exact,
+                                                y.data(), y.size());
+    BOOST_TEST_REQUIRE(st.ok());
+    BOOST_TEST(std::memcmp(y.data(), y_want->data(), y.size() * sizeof(float)) == 0);
   }
 }
