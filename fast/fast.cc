@@ -373,7 +373,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     if (m >= 0x7F800000u) {
       std::size_t i = 0;
       while (std::isfinite(x[i])) ++i;
-      return err(ErrorCode::non_finite_input, "x[" + std::to_string(i) + "] is NaN or infinite", i);
+      return err(ErrorCode::non_finite_input, "input element " + std::to_string(i) + " is NaN or infinite", i);
     }
   }
   const ValueInfo& vi = info(scheme.value);

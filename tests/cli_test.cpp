@@ -341,6 +341,32 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
   BOOST_TEST(files == 7);  // x, f64, i32, junk, q.json (keep), s, given
 }
 
+// quantize to .bin takes the fast engine's fused f32 -> bytes path (one pass; no i32 codes):
+// a NaN or an infinity anywhere is the same error, with the same message and index, as the
+// reference engine's, and nothing is written.
+BOOST_AUTO_TEST_CASE(quantize_bin_of_non_finite_input_is_the_reference_error) {
+  Scratch tmp;
+  for (const std::string scheme : {"q8_0", "nvfp4", "q4_0"}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{1000}, std::size_t{4095}}) {
+      for (float bad : {NAN, INFINITY}) {
+        std::vector<float> x(64 * 64);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i));
+        x[at] = bad;
+        write_npy(tmp / "x.npy", {64, 64}, x);
+        std::vector<Run> runs;
+        for (const std::string engine : {"fast", "reference"}) {
+          runs.push_back(qscheme_run(
+              {"quantize", "--scheme", scheme, "--engine", engine, "--input", tmp / "x.npy", "--output", tmp / "q.bin"}));
+          expect_user_error(runs.back(), "non-finite-input");
+          BOOST_TEST(!fs::exists(tmp / "q.bin"));
+        }
+        BOOST_TEST(runs[0].err == runs[1].err, scheme << " at " << at);
+        BOOST_TEST(runs[0].err.find(std::to_string(at)) != std::string::npos, runs[0].err);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(dequantize_errors_write_nothing) {
   Scratch tmp;
   write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});

@@ -1,5 +1,6 @@
 // File formats of the command line: .npy (tools/npy.hpp) and Q.json (tools/qjson.hpp), plus the
 // all-or-nothing file writes (tools/file_io.hpp).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
@@ -173,9 +175,10 @@ BOOST_AUTO_TEST_CASE(npy_reads_integer_arrays) {
   BOOST_TEST(u8->shape.empty());
 }
 
-BOOST_AUTO_TEST_CASE(npy_rejects_everything_else) {
+// Files every reader must reject as unsupported-npy, by name.
+std::vector<std::pair<std::string, Bytes>> bad_npy_files() {
   const Bytes two = f32_payload({1, 2});
-  const std::vector<std::pair<std::string, Bytes>> bad{
+  std::vector<std::pair<std::string, Bytes>> bad{
       {"short", Bytes{0x93, 'N', 'U'}},
       {"magic", Bytes(64, 'x')},
       {"empty", Bytes{}},
@@ -210,20 +213,24 @@ BOOST_AUTO_TEST_CASE(npy_rejects_everything_else) {
       {"version 4", npy_file(header("<f4", "(2,)"), two, 4)},
       {"version 0", npy_file(header("<f4", "(2,)"), two, 0)},
   };
-  for (const auto& [what, bytes] : bad) {
-    BOOST_TEST_CONTEXT(what) { expect_code(npy::parse(bytes).status(), ErrorCode::unsupported_npy); }
-  }
   // Version 1.1, and a header length pointing past the end.
   Bytes minor = npy_file(header("<f4", "(2,)"), two);
   minor[7] = 1;
-  expect_code(npy::parse(minor).status(), ErrorCode::unsupported_npy);
+  bad.emplace_back("version 1.1", minor);
   Bytes longer = npy_file(header("<f4", "(2,)"), two);
   longer[8] = 0xFF;
   longer[9] = 0xFF;
-  expect_code(npy::parse(longer).status(), ErrorCode::unsupported_npy);
+  bad.emplace_back("header past the end", longer);
   Bytes v2 = npy_file(header("<f4", "(2,)"), two, 2);
   v2[11] = 0x80;  // header length ~2^31
-  expect_code(npy::parse(v2).status(), ErrorCode::unsupported_npy);
+  bad.emplace_back("v2 header past the end", v2);
+  return bad;
+}
+
+BOOST_AUTO_TEST_CASE(npy_rejects_everything_else) {
+  for (const auto& [what, bytes] : bad_npy_files()) {
+    BOOST_TEST_CONTEXT(what) { expect_code(npy::parse(bytes).status(), ErrorCode::unsupported_npy); }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(npy_never_reads_past_the_buffer) {
@@ -269,6 +276,77 @@ BOOST_AUTO_TEST_CASE(npy_files) {
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
   BOOST_TEST(files == 1);
+  std::filesystem::remove_all(dir);
+}
+
+// read_file reads the header first and a float32 tensor's data straight into its vector; it
+// must accept and reject exactly what parse does, with parse's message after the path, and give
+// the same values. Every prefix of good files (all versions, dtypes, other writers' headers)
+// and every bad file, from a regular file and (for some) from a pipe.
+BOOST_AUTO_TEST_CASE(npy_read_file_agrees_with_parse) {
+  const auto dir = temp_dir();
+  const auto path = (dir / "x.npy").string();
+  std::vector<std::pair<std::string, Bytes>> files = bad_npy_files();
+  const Bytes payload = f32_payload({1.5f, -2.0f, 0.0f, -0.0f, std::bit_cast<float>(0x7FC00001u), 3e38f});
+  const std::size_t first_good = files.size();
+  for (int major : {1, 2, 3}) files.emplace_back("f32 v" + std::to_string(major), npy_file(header("<f4", "(2, 3)"), payload, major));
+  files.emplace_back("other writer", npy_file("{'shape': (6L,), 'fortran_order': False, 'descr': '<f4'}", payload));
+  files.emplace_back("scalar", npy_file(header("<f4", "()"), f32_payload({7.0f})));
+  files.emplace_back("empty tensor", npy_file(header("<f4", "(0, 3)"), Bytes{}));
+  files.emplace_back("i32", npy_file(header("<i4", "(3,)"), {0xFF, 0xFF, 0xFF, 0xFF, 5, 0, 0, 0, 0, 0, 0, 0x80}));
+  files.emplace_back("u8", npy_file(header("|u1", "(2,)"), {0xFE, 1}));
+  files.emplace_back("serialized", npy::serialize_f32(std::vector<std::uint64_t>{3}, std::vector<float>{1, 2, 3}).value());
+  const std::size_t whole = files.size();
+  for (std::size_t f = first_good; f < whole; ++f) {  // every prefix of the good ones
+    for (std::size_t n = 0; n < files[f].second.size(); ++n) {
+      files.emplace_back(files[f].first + " prefix " + std::to_string(n),
+                         Bytes(files[f].second.begin(), files[f].second.begin() + static_cast<std::ptrdiff_t>(n)));
+    }
+  }
+  auto same = [&](const std::string& what, const Result<npy::Array>& got, const Result<npy::Array>& want) {
+    BOOST_TEST_CONTEXT(what) {
+      BOOST_TEST_REQUIRE(got.ok() == want.ok(), (got.ok() ? std::string("ok") : got.status().to_string()));
+      if (!want.ok()) {
+        BOOST_TEST(to_code(got.status().code()) == to_code(want.status().code()));
+        BOOST_TEST(got.status().message() == path + ": " + want.status().message());
+        return;
+      }
+      BOOST_TEST((got->dtype == want->dtype));
+      BOOST_TEST(got->shape == want->shape, boost::test_tools::per_element());
+      BOOST_TEST(got->ints == want->ints, boost::test_tools::per_element());
+      BOOST_TEST_REQUIRE(got->f32.size() == want->f32.size());
+      for (std::size_t i = 0; i < got->f32.size(); ++i) {
+        BOOST_TEST(std::bit_cast<std::uint32_t>(got->f32[i]) == std::bit_cast<std::uint32_t>(want->f32[i]));
+      }
+    }
+  };
+  int good = 0;
+  for (const auto& [what, bytes] : files) {
+    BOOST_REQUIRE(write_bytes(path, bytes).ok());
+    const auto want = npy::parse(bytes);
+    good += want.ok();
+    same(what, npy::read_file(path), want);
+  }
+  BOOST_TEST(good == static_cast<int>(whole - first_good));
+  // A pipe has no size: read to its end, then parsed.
+  const auto fifo = (dir / "pipe.npy").string();
+  BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (std::size_t f : {std::size_t{0}, first_good, whole - 1}) {
+    std::thread writer([&] {
+      std::FILE* w = std::fopen(fifo.c_str(), "wb");
+      if (!w) return;
+      std::fwrite(files[f].second.data(), 1, files[f].second.size(), w);
+      std::fclose(w);
+    });
+    auto got = npy::read_file(fifo);
+    writer.join();
+    auto want = npy::parse(files[f].second);
+    BOOST_TEST_CONTEXT("pipe " << files[f].first) {
+      BOOST_TEST_REQUIRE(got.ok() == want.ok());
+      if (got.ok()) BOOST_TEST(got->f32.size() == want->f32.size());
+      else BOOST_TEST(got.status().message() == fifo + ": " + want.status().message());
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

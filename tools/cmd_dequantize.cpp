@@ -7,10 +7,12 @@
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
 #include "tools/engine.hpp"
 #include "tools/file_io.hpp"
+#include "tools/huge_pages.hpp"
 #include "tools/npy.hpp"
 #include "tools/qjson.hpp"
 #include "tools/shape_arg.hpp"
@@ -75,19 +77,49 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Engine& engine) {
   return q;
 }
 
+// Writes y as the output .npy (nothing on error).
+int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
+  if (auto header = npy::header_f32(shape, y.size()); !header) {
+    return report(Status(ErrorCode::internal, header.status().message()));
+  }
+  const Status st = npy::write_f32_file(args.output, shape, y);
+  if (!st.ok()) return report(st);
+  return kExitOk;
+}
+
+// A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
+// None when anything is amiss: the general path below then reports it, with its messages.
+std::optional<int> dequantize_bin(const DequantizeArgs& args, const Engine& engine) {
+  if (!args.scheme || !args.shape) return std::nullopt;
+  auto scheme = parse_scheme(*args.scheme);
+  auto shape = parse_shape(*args.shape);
+  std::optional<Profile> profile = Profile::exact;
+  if (args.profile) profile = profile_from_string(*args.profile);
+  if (!scheme || !shape || !profile) return std::nullopt;
+  auto l = make_layout(*scheme, *shape);
+  if (!l) return std::nullopt;
+  auto bytes = read_bytes(args.input);
+  // A length the layout does not have is the general path's size-mismatch, before any output is
+  // allocated for a shape the bytes cannot hold.
+  if (!bytes || bytes->size() != l->total_bytes) return std::nullopt;
+  std::vector<float> y;
+  resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+  if (!engine.dequantize_bytes(*scheme, *shape, *bytes, *profile, y).ok()) return std::nullopt;
+  return write_output(args, *shape, y);
+}
+
 int run_dequantize(const DequantizeArgs& args) {
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
+  if (ends_with(args.input, ".bin")) {
+    if (const auto done = dequantize_bin(args, **engine)) return *done;
+  }
   auto q = load(args, **engine);
   if (!q) return report(q.status());
   auto y = (*engine)->dequantize(*q);
   if (!y) return report(y.status());
-  auto bytes = npy::serialize_f32(q->shape, *y);
-  if (!bytes) return report(Status(ErrorCode::internal, bytes.status().message()));
-  const Status st = write_bytes(args.output, *bytes);
-  if (!st.ok()) return report(st);
-  return kExitOk;
+  return write_output(args, q->shape, *y);
 }
 
 }  // namespace

@@ -109,15 +109,14 @@ int run_quantize(const QuantizeArgs& args) {
     return report({ErrorCode::unsupported_npy, args.input + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(npy::descr(x->dtype)) + "'"});
   }
-  auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
-  if (!q) return report(q.status());
-
   std::vector<std::uint8_t> out;
   if (ends_with(args.output, ".bin")) {
-    auto bytes = (*engine)->encode(*q);
+    auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
     if (!bytes) return report(bytes.status());
     out = std::move(*bytes);
   } else {
+    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
+    if (!q) return report(q.status());
     auto text = qjson::write(*q);
     if (!text) return report(text.status());
     out.assign(text->begin(), text->end());

@@ -26,6 +26,12 @@ struct Engine {
   Result<std::vector<float>> (*dequantize)(const QuantizedTensor&);
   Result<std::vector<std::uint8_t>> (*encode)(const QuantizedTensor&);
   Result<QuantizedTensor> (*decode)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile);
+  // f32 straight to serialized bytes, and back into out (sized to the element count): the same
+  // bytes, values and errors as encode(quantize(...)) and dequantize(decode(...)), without the
+  // tensor of i32 codes between them (the fast engine's fused path).
+  Result<std::vector<std::uint8_t>> (*quantize_bytes)(const Scheme&, Shape, std::span<const float>,
+                                                      const QuantizeOptions&);
+  Status (*dequantize_bytes)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile, std::span<float> out);
 };
 
 inline constexpr std::string_view kDefaultEngine = "fast";

@@ -1,6 +1,8 @@
 #include "tools/npy.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -8,8 +10,12 @@
 #include "scheme/checked.hpp"
 #include "scheme/scheme.hpp"
 #include "tools/file_io.hpp"
+#include "tools/huge_pages.hpp"
 
 namespace qscheme::cli::npy {
+
+static_assert(std::endian::native == std::endian::little, "f32 data is read and written with host byte order");
+
 namespace {
 
 constexpr std::string_view kMagic{"\x93NUMPY", 6};
@@ -170,38 +176,60 @@ std::string_view descr(Dtype d) {
   return "?";
 }
 
-Result<Array> parse(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() < 10 || std::string_view(reinterpret_cast<const char*>(bytes.data()), 6) != kMagic) {
+namespace {
+
+// What a file's preamble and header say, checked against the file's size `total`: the dtype,
+// the shape, and where the data lies. `prefix` holds the file's first bytes, at least the
+// preamble and the header when the file has them (parse passes the whole file).
+struct Header {
+  Dtype dtype = Dtype::f32;
+  std::vector<std::uint64_t> shape;
+  std::size_t count = 0;
+  std::uint64_t data_offset = 0;
+};
+
+// The preamble's length (10 or 12) and the header's length, or an error; `prefix` must hold at
+// least the first 12 bytes of the file, or all of it when shorter.
+Result<std::pair<std::size_t, std::uint64_t>> preamble(std::span<const std::uint8_t> prefix, std::uint64_t total) {
+  if (total < 10 || prefix.size() < 10 || std::string_view(reinterpret_cast<const char*>(prefix.data()), 6) != kMagic) {
     return bad("not a .npy file: it does not start with the magic \\x93NUMPY");
   }
-  const int major = bytes[6];
-  const int minor = bytes[7];
+  const int major = prefix[6];
+  const int minor = prefix[7];
   if (minor != 0 || major < 1 || major > 3) {
     return bad(".npy format version " + std::to_string(major) + "." + std::to_string(minor) +
                " is not supported (1.0, 2.0 and 3.0 are)");
   }
   std::size_t header_start = 10;
-  std::uint64_t header_len = static_cast<std::uint64_t>(bytes[8]) | static_cast<std::uint64_t>(bytes[9]) << 8;
+  std::uint64_t header_len = static_cast<std::uint64_t>(prefix[8]) | static_cast<std::uint64_t>(prefix[9]) << 8;
   if (major >= 2) {
-    if (bytes.size() < 12) return bad("truncated .npy header");
+    if (total < 12 || prefix.size() < 12) return bad("truncated .npy header");
     header_start = 12;
-    header_len = le32(bytes, 8);
+    header_len = le32(prefix, 8);
   }
-  if (header_len > bytes.size() - header_start) {
+  if (header_len > total - header_start) {
     return bad("truncated .npy header: it claims " + std::to_string(header_len) + " bytes, the file has " +
-               std::to_string(bytes.size() - header_start) + " after the preamble");
+               std::to_string(total - header_start) + " after the preamble");
   }
-  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + header_start, header_len);
+  return std::pair<std::size_t, std::uint64_t>{header_start, header_len};
+}
+
+Result<Header> parse_header(std::span<const std::uint8_t> prefix, std::uint64_t total) {
+  auto pre = preamble(prefix, total);
+  if (!pre) return pre.status();
+  const auto [header_start, header_len] = *pre;
+  if (prefix.size() - header_start < header_len) return Status(ErrorCode::internal, "npy: header not read");
+  const std::string_view header(reinterpret_cast<const char*>(prefix.data()) + header_start, header_len);
   auto fields = HeaderReader(header).read();
   if (!fields) return fields.status();
 
-  Array a;
+  Header h;
   const std::string& d = *fields->descr;
-  if (d == "<f4") a.dtype = Dtype::f32;
-  else if (d == "<i4") a.dtype = Dtype::i32;
-  else if (d == "|i1" || d == "<i1") a.dtype = Dtype::i8;
-  else if (d == "|u1" || d == "<u1") a.dtype = Dtype::u8;
-  else if (d == "<u4") a.dtype = Dtype::u32;
+  if (d == "<f4") h.dtype = Dtype::f32;
+  else if (d == "<i4") h.dtype = Dtype::i32;
+  else if (d == "|i1" || d == "<i1") h.dtype = Dtype::i8;
+  else if (d == "|u1" || d == "<u1") h.dtype = Dtype::u8;
+  else if (d == "<u4") h.dtype = Dtype::u32;
   else if (!d.empty() && d[0] == '>') {
     return bad("dtype '" + d + "' is big-endian; save the array as little-endian ('<f4', e.g. a.astype('<f4'))");
   } else {
@@ -210,13 +238,13 @@ Result<Array> parse(std::span<const std::uint8_t> bytes) {
   if (*fields->fortran_order) {
     return bad("the array is in Fortran order; save it in C order (np.ascontiguousarray)");
   }
-  a.shape = *fields->shape;
+  h.shape = *fields->shape;
   std::optional<std::uint64_t> count = 1;
-  for (std::uint64_t e : a.shape) count = count ? checked_mul(*count, e) : std::nullopt;
+  for (std::uint64_t e : h.shape) count = count ? checked_mul(*count, e) : std::nullopt;
   const std::optional<std::uint64_t> data_bytes =
-      count ? checked_mul(*count, static_cast<std::uint64_t>(item_size(a.dtype))) : std::nullopt;
+      count ? checked_mul(*count, static_cast<std::uint64_t>(item_size(h.dtype))) : std::nullopt;
   if (!data_bytes) return bad("the array's shape holds more elements than fit in 64 bits");
-  const std::uint64_t available = bytes.size() - header_start - header_len;
+  const std::uint64_t available = total - header_start - header_len;
   if (*data_bytes > available) {
     return bad("truncated .npy data: the shape needs " + std::to_string(*data_bytes) + " bytes, the file has " +
                std::to_string(available));
@@ -224,42 +252,92 @@ Result<Array> parse(std::span<const std::uint8_t> bytes) {
   if (*data_bytes < available) {
     return bad(".npy data is longer than its shape: " + std::to_string(available - *data_bytes) + " trailing bytes");
   }
-  const std::span<const std::uint8_t> data = bytes.subspan(header_start + header_len);
-  const std::size_t n = static_cast<std::size_t>(*count);
+  h.count = static_cast<std::size_t>(*count);
+  h.data_offset = header_start + header_len;
+  return h;
+}
+
+// The values of data (exactly the header's count of items) into a.
+void convert(const Header& h, std::span<const std::uint8_t> data, Array& a) {
+  a.dtype = h.dtype;
+  a.shape = h.shape;
+  const std::size_t n = h.count;
   if (a.dtype == Dtype::f32) {
     a.f32.resize(n);
-    for (std::size_t i = 0; i < n; ++i) a.f32[i] = std::bit_cast<float>(le32(data, 4 * i));
-  } else {
-    a.ints.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      switch (a.dtype) {
-        case Dtype::i32: a.ints[i] = static_cast<std::int32_t>(le32(data, 4 * i)); break;
-        case Dtype::u32: a.ints[i] = le32(data, 4 * i); break;
-        case Dtype::i8: a.ints[i] = static_cast<std::int8_t>(data[i]); break;
-        case Dtype::u8: a.ints[i] = data[i]; break;
-        case Dtype::f32: break;
-      }
+    if (n) std::memcpy(a.f32.data(), data.data(), 4 * n);  // little-endian host (static_assert above)
+    return;
+  }
+  a.ints.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (a.dtype) {
+      case Dtype::i32: a.ints[i] = static_cast<std::int32_t>(le32(data, 4 * i)); break;
+      case Dtype::u32: a.ints[i] = le32(data, 4 * i); break;
+      case Dtype::i8: a.ints[i] = static_cast<std::int8_t>(data[i]); break;
+      case Dtype::u8: a.ints[i] = data[i]; break;
+      case Dtype::f32: break;
     }
   }
+}
+
+Status with_path(const std::string& path, const Status& st) { return Status(st.code(), path + ": " + st.message(), st.index()); }
+
+}  // namespace
+
+Result<Array> parse(std::span<const std::uint8_t> bytes) {
+  auto h = parse_header(bytes, bytes.size());
+  if (!h) return h.status();
+  Array a;
+  convert(*h, bytes.subspan(static_cast<std::size_t>(h->data_offset)), a);
   return a;
 }
 
 Result<Array> read_file(const std::string& path) {
-  auto bytes = read_bytes(path);
-  if (!bytes) return bytes.status();
-  auto a = parse(*bytes);
-  if (!a) return Status(a.status().code(), path + ": " + a.status().message(), a.status().index());
+  // The header first, then a float32 tensor's data read straight into its vector: one copy of a
+  // large tensor in memory instead of two (its file bytes and its values).
+  auto file = open_for_read(path);
+  if (!file) return file.status();
+  if (!file->size()) {  // a pipe or a device: read it whole, then parse
+    auto bytes = file->read_all();
+    if (!bytes) return bytes.status();
+    auto a = parse(*bytes);
+    if (!a) return with_path(path, a.status());
+    return a;
+  }
+  const std::uint64_t total = *file->size();
+  std::vector<std::uint8_t> prefix(static_cast<std::size_t>(std::min<std::uint64_t>(total, 12)));
+  if (!file->read(prefix.data(), prefix.size())) return file->error();
+  auto pre = preamble(prefix, total);
+  if (!pre) return with_path(path, pre.status());
+  const std::size_t have = prefix.size();
+  const auto header_end = static_cast<std::size_t>(pre->first + pre->second);  // <= total: checked
+  prefix.resize(header_end);
+  if (header_end > have && !file->read(prefix.data() + have, header_end - have)) return file->error();
+  if (!file->seek(header_end)) return file->error();
+  auto h = parse_header(prefix, total);
+  if (!h) return with_path(path, h.status());
+  Array a;
+  if (h->dtype == Dtype::f32) {
+    a.dtype = h->dtype;
+    a.shape = h->shape;
+    resize_on_huge_pages(a.f32, h->count);
+    if (!file->read(reinterpret_cast<std::uint8_t*>(a.f32.data()), 4 * h->count)) return file->error();
+  } else {
+    std::vector<std::uint8_t> data(static_cast<std::size_t>(total - h->data_offset));
+    if (!file->read(data.data(), data.size())) return file->error();
+    convert(*h, data, a);
+  }
+  if (!file->at_end()) return Status(ErrorCode::io_error, "cannot read '" + path + "': it changed while being read");
   return a;
 }
 
-Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values) {
+Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values) {
   if (shape.size() > kMaxRank) {
     return Status(ErrorCode::invalid_argument, "cannot write a rank-" + std::to_string(shape.size()) + " array");
   }
   std::optional<std::uint64_t> count = 1;
   for (std::uint64_t e : shape) count = count ? checked_mul(*count, e) : std::nullopt;
-  if (!count || *count != values.size()) {
-    return Status(ErrorCode::invalid_argument, "the shape does not match the " + std::to_string(values.size()) + " values");
+  if (!count || *count != values) {
+    return Status(ErrorCode::invalid_argument, "the shape does not match the " + std::to_string(values) + " values");
   }
   std::string dims;
   for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
@@ -275,12 +353,24 @@ Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> s
   out.push_back(static_cast<std::uint8_t>(header.size()));
   out.push_back(static_cast<std::uint8_t>(header.size() >> 8));
   out.insert(out.end(), header.begin(), header.end());
-  out.reserve(out.size() + 4 * values.size());
-  for (float v : values) {
-    const auto b = std::bit_cast<std::uint32_t>(v);
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(b >> (8 * i)));
-  }
   return out;
+}
+
+Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values) {
+  auto out = header_f32(shape, values.size());
+  if (!out) return out.status();
+  const std::size_t at = out->size();
+  out->resize(at + 4 * values.size());
+  if (!values.empty()) std::memcpy(out->data() + at, values.data(), 4 * values.size());  // little-endian host
+  return out;
+}
+
+Status write_f32_file(const std::string& path, std::span<const std::uint64_t> shape, std::span<const float> values) {
+  auto header = header_f32(shape, values.size());
+  if (!header) return header.status();
+  return write_bytes(path, {std::span<const std::uint8_t>(*header),
+                            std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(values.data()),
+                                                          4 * values.size())});
 }
 
 }  // namespace qscheme::cli::npy
