@@ -40,43 +40,37 @@ class BigBuffer {
   explicit BigBuffer(std::size_t n) : n_(n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     b_ = big_alloc(n * sizeof(T));
-    p_ = static_cast<T*>(b_.p);
   }
   BigBuffer(const BigBuffer&) = delete;
   BigBuffer& operator=(const BigBuffer&) = delete;
-  BigBuffer(BigBuffer&& o) noexcept : b_(o.b_), p_(o.p_), n_(o.n_) {
+  BigBuffer(BigBuffer&& o) noexcept : b_(o.b_), n_(o.n_) {
     o.b_ = {};
-    o.p_ = nullptr;
     o.n_ = 0;
   }
   BigBuffer& operator=(BigBuffer&& o) noexcept {
     if (this != &o) {
       release();
       b_ = o.b_;
-      p_ = o.p_;
       n_ = o.n_;
       o.b_ = {};
-      o.p_ = nullptr;
       o.n_ = 0;
     }
     return *this;
   }
   ~BigBuffer() { release(); }
 
-  T* data() { return p_; }
-  const T* data() const { return p_; }
-  T& operator[](std::size_t i) { return p_[i]; }
-  const T& operator[](std::size_t i) const { return p_[i]; }
+  T* data() { return static_cast<T*>(b_.p); }
+  const T* data() const { return static_cast<const T*>(b_.p); }
+  T& operator[](std::size_t i) { return data()[i]; }
+  const T& operator[](std::size_t i) const { return data()[i]; }
   std::size_t size() const { return n_; }
 
  private:
   void release() noexcept {
     if (b_.p) big_free(b_);
     b_ = {};
-    p_ = nullptr;
   }
   BigBlock b_;
-  T* p_ = nullptr;
   std::size_t n_ = 0;
 };
 

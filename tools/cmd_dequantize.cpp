@@ -34,37 +34,48 @@ struct DequantizeArgs {
   std::optional<unsigned> threads;
 };
 
-Result<QuantizedTensor> load(const DequantizeArgs& args, const Engine& engine) {
+// The options, parsed, and the input file's bytes: read once, for whichever path takes them.
+struct Inputs {
   std::optional<Scheme> scheme;
+  std::optional<std::vector<std::uint64_t>> shape;
+  std::optional<Profile> profile;
+  std::vector<std::uint8_t> bytes;
+};
+
+Result<Inputs> read_inputs(const DequantizeArgs& args) {
+  Inputs in;
   if (args.scheme) {
     auto s = parse_scheme(*args.scheme);
     if (!s) return s.status();
-    scheme = *s;
+    in.scheme = *s;
   }
-  std::optional<std::vector<std::uint64_t>> shape;
   if (args.shape) {
     auto s = parse_shape(*args.shape);
     if (!s) return s.status();
-    shape = std::move(*s);
+    in.shape = std::move(*s);
   }
-  std::optional<Profile> profile;
   if (args.profile) {
-    profile = profile_from_string(*args.profile);
-    if (!profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    in.profile = profile_from_string(*args.profile);
+    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
   }
   auto bytes = read_bytes(args.input);
   if (!bytes) return bytes.status();
+  in.bytes = std::move(*bytes);
+  return in;
+}
 
+Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
+  const auto& [scheme, shape, profile, bytes] = in;
   if (ends_with(args.input, ".bin")) {
     if (!scheme || !shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
-    auto q = engine.decode(*scheme, *shape, *bytes, profile.value_or(Profile::exact));
+    auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
     if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
     return q;
   }
-  auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
   if (scheme && !(*scheme == q->scheme)) {
     return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
@@ -79,43 +90,41 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Engine& engine) {
 
 // Writes y as the output .npy (nothing on error).
 int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
-  if (auto header = npy::header_f32(shape, y.size()); !header) {
-    return report(Status(ErrorCode::internal, header.status().message()));
-  }
   const Status st = npy::write_f32_file(args.output, shape, y);
-  if (!st.ok()) return report(st);
+  if (!st.ok()) {
+    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
+    // is a bug here.
+    return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
+  }
   return kExitOk;
 }
 
 // A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
-// None when anything is amiss: the general path below then reports it, with its messages.
-std::optional<int> dequantize_bin(const DequantizeArgs& args, const Engine& engine) {
-  if (!args.scheme || !args.shape) return std::nullopt;
-  auto scheme = parse_scheme(*args.scheme);
-  auto shape = parse_shape(*args.shape);
-  std::optional<Profile> profile = Profile::exact;
-  if (args.profile) profile = profile_from_string(*args.profile);
-  if (!scheme || !shape || !profile) return std::nullopt;
-  auto l = make_layout(*scheme, *shape);
-  if (!l) return std::nullopt;
-  auto bytes = read_bytes(args.input);
+// None when anything is amiss: load and dequantize below then report it, with their messages.
+std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
+  if (!in.scheme || !in.shape) return std::nullopt;
+  auto l = make_layout(*in.scheme, *in.shape);
   // A length the layout does not have is the general path's size-mismatch, before any output is
   // allocated for a shape the bytes cannot hold.
-  if (!bytes || bytes->size() != l->total_bytes) return std::nullopt;
+  if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
   std::vector<float> y;
   resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  if (!engine.dequantize_bytes(*scheme, *shape, *bytes, *profile, y).ok()) return std::nullopt;
-  return write_output(args, *shape, y);
+  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, in.profile.value_or(Profile::exact), y).ok()) {
+    return std::nullopt;
+  }
+  return write_output(args, *in.shape, y);
 }
 
 int run_dequantize(const DequantizeArgs& args) {
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
+  auto in = read_inputs(args);
+  if (!in) return report(in.status());
   if (ends_with(args.input, ".bin")) {
-    if (const auto done = dequantize_bin(args, **engine)) return *done;
+    if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
   }
-  auto q = load(args, **engine);
+  auto q = load(args, *in, **engine);
   if (!q) return report(q.status());
   auto y = (*engine)->dequantize(*q);
   if (!y) return report(y.status());

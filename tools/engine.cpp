@@ -38,11 +38,7 @@ Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<c
 Result<std::vector<std::uint8_t>> fast_quantize_bytes(const Scheme& scheme, Shape shape, std::span<const float> x,
                                                       const QuantizeOptions& options) {
   const auto l = make_layout(scheme, shape);
-  if (!l) {  // the error, as quantize reports it
-    auto q = fast::quantize(scheme, shape, x, options);
-    if (!q) return q.status();
-    return l.status();
-  }
+  if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
   std::vector<std::uint8_t> out;
   resize_on_huge_pages(out, static_cast<std::size_t>(l->total_bytes));
   // One pass: out is this function's own buffer, dropped on error, so the untouched-output

@@ -330,6 +330,10 @@ Result<Array> read_file(const std::string& path) {
   return a;
 }
 
+namespace {
+
+// The header alone (magic to newline) of serialize_f32's file, which write_f32_file writes
+// before the values without copying them.
 Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values) {
   if (shape.size() > kMaxRank) {
     return Status(ErrorCode::invalid_argument, "cannot write a rank-" + std::to_string(shape.size()) + " array");
@@ -355,6 +359,8 @@ Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shap
   out.insert(out.end(), header.begin(), header.end());
   return out;
 }
+
+}  // namespace
 
 Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values) {
   auto out = header_f32(shape, values.size());

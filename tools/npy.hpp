@@ -43,10 +43,6 @@ Result<Array> read_file(const std::string& path);
 // disagrees with values.size() or the rank is above kMaxRank.
 Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values);
 
-// The header alone (magic to newline) of that file, for a writer that puts the values after it
-// without copying them (write_f32_file).
-Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values);
-
 // Writes the file serialize_f32 describes to path (file_io.hpp's write_bytes: all or nothing).
 Status write_f32_file(const std::string& path, std::span<const std::uint64_t> shape, std::span<const float> values);
 
