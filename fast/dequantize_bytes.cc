@@ -13,6 +13,7 @@
 #include "fast/fast.hpp"
 #include "fast/fused.h"
 #include "fast/parallel.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::fast {
@@ -34,8 +35,7 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   if (!lr) return lr.status();
   const Layout& l = *lr;
   if (len != l.total_bytes) {
-    return Status(ErrorCode::size_mismatch, "got " + std::to_string(len) + " bytes, the layout needs " +
-                                                std::to_string(l.total_bytes));
+    return errors::byte_count(len, l);
   }
   if (n != l.elements) {
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(n) + " values, the shape has " +

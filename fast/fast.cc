@@ -19,6 +19,7 @@
 #include "fast/parallel.hpp"
 #include "fast/run_rows.hpp"
 #include "fast/scalar.h"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 #ifndef QSCHEME_MUTANT
@@ -227,14 +228,9 @@ std::uint32_t f32bits(float f) { return scalar::f32_bits(f); }
 
 Status check_given(const GivenScales& gs, const Layout& l, bool two) {
   for (std::size_t i = 0; i < gs.block.size(); ++i) {
-    if (!std::isfinite(gs.block[i]) || gs.block[i] < 0) {
-      return err(ErrorCode::invalid_scale,
-                 "given scale " + std::to_string(i) + " is negative, NaN or infinite; scales must be finite and >= 0", i);
-    }
+    if (!std::isfinite(gs.block[i]) || gs.block[i] < 0) return errors::invalid_given_scale(i);
   }
-  if (two && (!std::isfinite(*gs.global) || *gs.global < 0)) {
-    return err(ErrorCode::invalid_scale, "the given global scale is negative, NaN or infinite", l.scales);
-  }
+  if (two && (!std::isfinite(*gs.global) || *gs.global < 0)) return errors::invalid_given_global(l.scales);
   return {};
 }
 
@@ -248,8 +244,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   if (!lr) return lr.status();
   const Layout& l = *lr;
   if (n != l.elements) {
-    return err(ErrorCode::size_mismatch, "x has " + std::to_string(n) + " values but the shape has " +
-                                             std::to_string(l.elements) + " elements");
+    return errors::input_size(n, l.elements);
   }
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
@@ -257,18 +252,16 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const GivenScales* given = opt.scales ? &*opt.scales : nullptr;
   if (given) {
     if (given->block.size() != l.scales) {
-      return err(ErrorCode::size_mismatch, "given " + std::to_string(given->block.size()) +
-                                               " block scales, the layout has " + std::to_string(l.scales));
+      return errors::given_scale_count(given->block.size(), l.scales);
     }
     if (given->global.has_value() != two) {
-      return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
-                                               : "a one-level scheme takes no global scale");
+      return errors::given_global_presence(two);
     }
     // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
     QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
   }
   if (!given && burn && absmean && two) {
-    return err(ErrorCode::unsupported_profile, "the burn profile has no absmean calibration over two levels");
+    return errors::burn_absmean_two_level();
   }
   const Geo g(l);
   const std::uint64_t nb = l.scales;
@@ -373,7 +366,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     if (m >= 0x7F800000u) {
       std::size_t i = 0;
       while (std::isfinite(x[i])) ++i;
-      return err(ErrorCode::non_finite_input, "input element " + std::to_string(i) + " is NaN or infinite", i);
+      return errors::non_finite_input(i);
     }
   }
   const ValueInfo& vi = info(scheme.value);
@@ -444,8 +437,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       const float a = absmean ? detail::f32_mean_rne(sums[j], g.block_elements(j)) : alpha_f(j);
       const float two_a = a * 2.0f;
       if (std::isinf(two_a)) {
-        return err(ErrorCode::unsupported_profile,
-                   "block " + std::to_string(j) + ": 2*alpha overflows f32 under the burn profile", j);
+        return errors::burn_alpha_overflow(j);
       }
       scale[j] = two_a / static_cast<float>(W);
     }
@@ -491,16 +483,23 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     // A calibrated scale is zero only for an all-zero block; nothing to check.
   } else if (!burn) {
     ee.resize(nb);
+    bool any_zero = false;
     for (std::uint64_t j = 0; j < nb; ++j) {
 #if QSCHEME_MUTANT == 8  // mutant 8: the two-level product s * g is rounded to f32
       ee[j] = two ? static_cast<double>(static_cast<float>(stored[j] * gval)) : stored[j];
 #else
       ee[j] = two ? stored[j] * gval : stored[j];  // <= 11 + 24 significant bits: exact
 #endif
-      if (ee[j] == 0 && bmax[j] != 0) {
-        return err(ErrorCode::zero_scale_nonzero_input,
-                   "block " + std::to_string(j) + " has a zero scale but a non-zero value", j);
-      }
+      any_zero = any_zero || (ee[j] == 0 && bmax[j] != 0);
+    }
+    if (any_zero) {
+      // Named by the first such element in row-major order, as reference/ does (docs/SEMANTICS.md).
+      std::uint64_t block = 0;
+      const std::uint64_t e = find_element(l, [&](std::uint64_t i, std::uint64_t b) {
+        block = b;
+        return ee[b] == 0 && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
+      });
+      return errors::zero_scale_nonzero_input(block, e);
     }
     ei.resize(nb);
     for (std::uint64_t j = 0; j < nb; ++j) ei[j] = kernels::InvF32(ee[j]);
@@ -510,8 +509,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     for (std::uint64_t j = 0; j < nb; ++j) {
       const float e = two ? gf * static_cast<float>(stored[j]) : static_cast<float>(stored[j]);
       if (std::isinf(e)) {
-        return err(ErrorCode::unsupported_profile,
-                   "block " + std::to_string(j) + ": Burn's f32 product g * s overflows; use profile exact", j);
+        return errors::burn_scale_product_overflow(j);
       }
       eb[j] = e == 0 ? 0.1f : e;
     }
@@ -559,10 +557,7 @@ CodeRange code_range(Value v) {
 }
 
 // The corrupt-bytes error for code i of q.
-Status bad_code(const QuantizedTensor& q, std::size_t i) {
-  return err(ErrorCode::corrupt_bytes, "code " + std::to_string(q.codes[i]) + " at element " + std::to_string(i) +
-                                           " is not one " + std::string(to_string(q.scheme.value)) + " can produce", i);
-}
+Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }
 
 // Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
 // and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
@@ -570,28 +565,19 @@ Status bad_code(const QuantizedTensor& q, std::size_t i) {
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
 Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuffer<float>* eb, float* g,
                        bool check_codes = true) {
-  if (q.codes.size() != l.elements) {
-    return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.codes.size()) + " codes, the shape has " +
-                                             std::to_string(l.elements) + " elements");
-  }
-  if (q.scale_bits.size() != l.scales) {
-    return err(ErrorCode::size_mismatch, "q has " + std::to_string(q.scale_bits.size()) +
-                                             " scales, the layout has " + std::to_string(l.scales));
-  }
+  if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
+  if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   const bool two = q.scheme.two_level();
-  if (q.global_bits.has_value() != two) {
-    return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a global scale" : "a one-level scheme has no global scale");
-  }
+  if (q.global_bits.has_value() != two) return errors::global_presence(two);
   const ScaleDtype sd = q.scheme.scale_dtype();
   detail::BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
   if (const std::size_t j = kernels::ScaleValuesFromBits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
       j != l.scales) {
-    return err(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is not a finite non-negative " +
-                                             std::string(to_string(sd)) + " value", j);
+    return errors::bad_scale(j, sd, q.scale_bits[j]);
   }
   double gv = 1.0;
   if (two && !detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
-    return err(ErrorCode::corrupt_bytes, "the global scale is not a finite non-negative f32", l.scales);
+    return errors::bad_global(l.scales, *q.global_bits);
   }
   const CodeRange cr = code_range(q.scheme.value);
   const std::size_t bad =
@@ -628,8 +614,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs, !late_codes));
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
-      return err(ErrorCode::unsupported_profile,
-                 "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's arithmetic", j);
+      return errors::burn_scale_product_overflow(j);
     }
   }
   if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
@@ -841,8 +826,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   if (!lr) return lr.status();
   const Layout& l = *lr;
   if (bytes.size() != l.total_bytes) {
-    return Status(ErrorCode::size_mismatch, "got " + std::to_string(bytes.size()) + " bytes, the layout needs " +
-                                                std::to_string(l.total_bytes));
+    return errors::byte_count(bytes.size(), l);
   }
   QuantizedTensor q;
   q.scheme = scheme;
@@ -855,9 +839,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   q.codes.resize(l.elements);
   const std::size_t bad_pad = decode_values(scheme, l, bytes.data(), q.codes.data());
   if (bad_pad != kNoIndex) {
-    return Status(ErrorCode::corrupt_bytes, "the storage element at byte offset " + std::to_string(bad_pad) +
-                                                " holds a non-zero padding field; padding past the end of a line must be zero",
-                  bad_pad);
+    return errors::nonzero_padding(bad_pad / static_cast<std::uint64_t>(l.storage_element_bytes), bad_pad);
   }
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
@@ -865,18 +847,13 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
     const int hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
     const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), lo, hi, 0);
     if (bad != q.codes.size()) {
-      return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(bad) + ": byte " +
-                                                  std::to_string(bytes[bad]) + " is not a native " +
-                                                  std::string(to_string(scheme.value)) + " code",
-                    bad);
+      return errors::bad_native_byte(bad, scheme.value, bytes[bad]);
     }
   }
   const CodeRange cr = code_range(scheme.value);
   const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
   if (bad != q.codes.size()) {
-    return Status(ErrorCode::corrupt_bytes, "element " + std::to_string(bad) + " holds a code " +
-                                                std::string(to_string(scheme.value)) + " cannot produce",
-                  bad);
+    return errors::bad_code(bad, scheme.value, q.codes[bad]);
   }
   const ScaleDtype sd = scheme.scale_dtype();
   const int sb = info(sd).bytes;
@@ -886,14 +863,14 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
     q.scale_bits[j] = get_le(p + j * sb, sb);
     double v;
     if (!detail::scale_from_bits(q.scale_bits[j], sd, &v)) {
-      return Status(ErrorCode::corrupt_bytes, "scale " + std::to_string(j) + " is NaN, infinite or negative", j);
+      return errors::bad_scale(j, sd, q.scale_bits[j]);
     }
   }
   if (scheme.two_level()) {
     const std::uint32_t gb = get_le(bytes.data() + l.value_bytes + l.scale_bytes, 4);
     double v;
     if (!detail::scale_from_bits(gb, ScaleDtype::f32, &v)) {
-      return Status(ErrorCode::corrupt_bytes, "the global scale is NaN, infinite or negative");
+      return errors::bad_global(l.scales, gb);
     }
     q.global_bits = gb;
   }

@@ -5,12 +5,11 @@
 #include <vector>
 
 #include "fast/scalar.h"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::fast::detail {
 namespace {
-
-Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
 
 // A scale the reference accepts: finite and >= 0 (-0 counts as 0).
 bool acceptable(float v) {
@@ -29,32 +28,29 @@ Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::siz
   if (!lr) return lr.status();
   const Layout& l = *lr;
   if (n != l.elements) {
-    return err(ErrorCode::size_mismatch, "the shape holds " + std::to_string(l.elements) + " element(s), but the input has " +
-                                             std::to_string(n));
+    return errors::input_size(n, l.elements);
   }
   const bool two = scheme.two_level();
   if (opt.scales) {
     const GivenScales& g = *opt.scales;
     if (g.block.size() != l.scales) {
-      return err(ErrorCode::size_mismatch, "the scheme and shape take " + std::to_string(l.scales) + " scale(s), but " +
-                                               std::to_string(g.block.size()) + " were given");
+      return errors::given_scale_count(g.block.size(), l.scales);
     }
     if (g.global.has_value() != two) {
-      return err(ErrorCode::size_mismatch, two ? "a two-level scheme needs a given global scale"
-                                               : "a one-level scheme takes no global scale");
+      return errors::given_global_presence(two);
     }
     for (std::size_t j = 0; j < g.block.size(); ++j) {
-      if (!acceptable(g.block[j])) return err(ErrorCode::invalid_scale, "scale " + std::to_string(j) + " is negative, NaN or infinite", j);
+      if (!acceptable(g.block[j])) return errors::invalid_given_scale(j);
     }
     if (g.global && !acceptable(*g.global)) {
-      return err(ErrorCode::invalid_scale, "the global scale is negative, NaN or infinite", g.block.size());
+      return errors::invalid_given_global(g.block.size());
     }
   }
   if (!opt.scales || two || scheme.scale_dtype() != ScaleDtype::f32) {
-    return err(ErrorCode::unsupported_profile, "profile onnx takes given scales (--scales) and one level of f32 scales");
+    return errors::onnx_needs_given_f32_scales();
   }
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return err(ErrorCode::non_finite_input, "input element " + std::to_string(i) + " is NaN or infinite", i);
+    if (!std::isfinite(x[i])) return errors::non_finite_input(i);
   }
   // Block of every element, row-major over the block grid (as reference::block_of_elements).
   const std::size_t rank = l.shape.size();
@@ -72,8 +68,7 @@ Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::siz
   const std::vector<float>& s = opt.scales->block;
   for (std::size_t e = 0; e < n; ++e) {
     if (s[block_of[e]] == 0.0f && x[e] != 0.0f) {
-      return err(ErrorCode::zero_scale_nonzero_input, "block " + std::to_string(block_of[e]) +
-                                                          " has a zero scale but holds a non-zero input element", block_of[e]);
+      return errors::zero_scale_nonzero_input(block_of[e], e);
     }
   }
   for (std::size_t j = 0; j < l.scales; ++j) scale_bits[j] = scalar::f32_bits(s[j] == 0.0f ? 0.0f : s[j]);

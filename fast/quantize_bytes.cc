@@ -19,6 +19,7 @@
 #include "fast/lowest_code.hpp"
 #include "fast/parallel.hpp"
 #include "fast/scalar.h"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::fast {
@@ -88,8 +89,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   if (!lr) return lr.status();
   const Layout& l = *lr;
   if (n != l.elements) {
-    return Status(ErrorCode::size_mismatch, "x has " + std::to_string(n) + " values but the shape has " +
-                                                std::to_string(l.elements) + " elements");
+    return errors::input_size(n, l.elements);
   }
   if (out_size != l.total_bytes) {
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +

@@ -154,13 +154,16 @@ inline void require_same_floats(const std::string& context, const char* a_name, 
   }
 }
 
-// Both results fail with the same code, or both succeed (then the caller compares values).
+// Both results fail with the same error (code, index and message: scheme/errors.hpp words each
+// one once for both engines), or both succeed (then the caller compares values).
 template <class A, class B>
 bool require_same_outcome(const std::string& context, const char* what, const A& a, const B& b) {
-  FUZZ_ASSERT_MSG(a.ok() == b.ok() && a.status().code() == b.status().code(),
+  FUZZ_ASSERT_MSG(a.ok() == b.ok() && a.status().code() == b.status().code() &&
+                      a.status().index() == b.status().index() && a.status().message() == b.status().message(),
                   context + "\n" + what + ": reference " +
-                      (a.ok() ? std::string("ok") : a.status().to_string()) + " | fast " +
-                      (b.ok() ? std::string("ok") : b.status().to_string()));
+                      (a.ok() ? std::string("ok") : a.status().to_string() + " (index " + std::to_string(a.status().index()) + ")") +
+                      " | fast " +
+                      (b.ok() ? std::string("ok") : b.status().to_string() + " (index " + std::to_string(b.status().index()) + ")"));
   return a.ok();
 }
 

@@ -38,6 +38,8 @@ void check_same_result(const Result<QuantizedTensor>& r, const Result<QuantizedT
   RC_ASSERT(r.ok() == f.ok());
   if (!r.ok()) {
     RC_ASSERT(to_code(r.status().code()) == to_code(f.status().code()));
+    RC_ASSERT(r.status().index() == f.status().index());
+    RC_ASSERT(r.status().message() == f.status().message());
     return;
   }
   RC_ASSERT(r->codes == f->codes);
@@ -90,6 +92,7 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
     if (!r.ok()) {
       RC_ASSERT(st.code() == r.status().code());
       RC_ASSERT(st.index() == r.status().index());
+      RC_ASSERT(st.message() == r.status().message());
       if (pol == fast::OutputPolicy::untouched_on_error) {
         RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
       }

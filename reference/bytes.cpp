@@ -11,6 +11,7 @@
 
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::reference {
@@ -26,36 +27,30 @@ std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int
   return v;
 }
 
-// Checks what a QuantizedTensor holds against its layout, before encoding or after decoding.
-Status check_contents(const QuantizedTensor& q, const Layout& l) {
-  if (q.codes.size() != l.elements) {
-    return {ErrorCode::size_mismatch, "the tensor holds " + std::to_string(q.codes.size()) +
-                                          " codes, but its shape has " + std::to_string(l.elements) + " elements"};
-  }
-  if (q.scale_bits.size() != l.scales) {
-    return {ErrorCode::size_mismatch, "the tensor holds " + std::to_string(q.scale_bits.size()) +
-                                          " scales, but its scheme and shape take " + std::to_string(l.scales)};
-  }
-  if (q.global_bits.has_value() != q.scheme.two_level()) {
-    return {ErrorCode::invalid_argument,
-            q.scheme.two_level() ? "a two-level scheme needs a global (per-tensor) scale, and none is given"
-                                 : "only a two-level scheme takes a global scale, and one is given"};
-  }
+// The checks of a QuantizedTensor before encoding, in dequantize's order (docs/SEMANTICS.md
+// section 6): counts, then scales, then codes. decode checks its codes before its scales, in the
+// order of the bytes.
+Status check_counts(const QuantizedTensor& q, const Layout& l) {
+  if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
+  if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
+  if (q.global_bits.has_value() != q.scheme.two_level()) return errors::global_presence(q.scheme.two_level());
+  return {};
+}
+
+Status check_codes(const QuantizedTensor& q) {
   for (std::size_t i = 0; i < q.codes.size(); ++i) {
-    if (auto why = code_problem(q.scheme.value, q.codes[i])) {
-      return {ErrorCode::corrupt_bytes, "code " + std::to_string(i) + ": " + *why, i};
-    }
+    if (code_problem(q.scheme.value, q.codes[i])) return errors::bad_code(i, q.scheme.value, q.codes[i]);
   }
+  return {};
+}
+
+Status check_scales(const QuantizedTensor& q) {
   const ScaleDtype d = q.scheme.scale_dtype();
   for (std::size_t i = 0; i < q.scale_bits.size(); ++i) {
-    if (auto why = scale_problem(d, q.scale_bits[i])) {
-      return {ErrorCode::corrupt_bytes, "scale " + std::to_string(i) + ": " + *why, i};
-    }
+    if (scale_problem(d, q.scale_bits[i])) return errors::bad_scale(i, d, q.scale_bits[i]);
   }
-  if (q.global_bits) {
-    if (auto why = scale_problem(ScaleDtype::f32, *q.global_bits)) {
-      return {ErrorCode::corrupt_bytes, "global scale: " + *why};
-    }
+  if (q.global_bits && scale_problem(ScaleDtype::f32, *q.global_bits)) {
+    return errors::bad_global(q.scale_bits.size(), *q.global_bits);
   }
   return {};
 }
@@ -67,7 +62,9 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   auto layout = make_layout(q.scheme, q.shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  QSCHEME_RETURN_IF_ERROR(check_contents(q, l));
+  QSCHEME_RETURN_IF_ERROR(check_counts(q, l));
+  QSCHEME_RETURN_IF_ERROR(check_scales(q));
+  QSCHEME_RETURN_IF_ERROR(check_codes(q));
 
   std::vector<std::uint8_t> out;
   out.reserve(l.total_bytes);
@@ -89,10 +86,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   if (!layout) return layout.status();
   const Layout& l = *layout;
   if (bytes.size() != l.total_bytes) {
-    return Status(ErrorCode::size_mismatch,
-                  "expected " + std::to_string(l.total_bytes) + " bytes (values " + std::to_string(l.value_bytes) +
-                      " + scales " + std::to_string(l.scale_bytes) + " + global " + std::to_string(l.global_bytes) +
-                      "), got " + std::to_string(bytes.size()));
+    return errors::byte_count(bytes.size(), l);
   }
   // From here on every offset is below total_bytes == bytes.size().
 
@@ -109,11 +103,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   q.codes = unpack_codes(scheme, l, storage, &bad_padding);
   if (bad_padding) {
     const std::uint64_t offset = bad_padding->storage_element * static_cast<std::uint64_t>(eb);
-    return Status(ErrorCode::corrupt_bytes,
-                  "storage element " + std::to_string(bad_padding->storage_element) + " (byte offset " +
-                      std::to_string(offset) + ") holds a non-zero padding code in field " +
-                      std::to_string(bad_padding->slot) + "; padding past the end of a line must be zero",
-                  offset);
+    return errors::nonzero_padding(bad_padding->storage_element, offset);
   }
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
@@ -123,13 +113,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
     const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
     for (std::size_t i = 0; i < q.codes.size(); ++i) {
       if (q.codes[i] < lo || q.codes[i] > hi) {
-        const unsigned byte = bytes[i];
-        return Status(ErrorCode::corrupt_bytes,
-                      "element " + std::to_string(i) + ": byte " + std::to_string(byte) +
-                          (vi.is_float ? " has a non-zero high nibble; a native e2m1 code takes the low nibble only"
-                                       : " is not the sign extension of a " + std::to_string(vi.bits) +
-                                             "-bit " + std::string(vi.name) + " code"),
-                      i);
+        return errors::bad_native_byte(i, scheme.value, bytes[i]);
       }
     }
   }
@@ -141,7 +125,8 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   if (scheme.two_level()) q.global_bits = get_le(bytes, l.value_bytes + l.scale_bytes, 4);
 
   // Everything else a stored quantity must satisfy (code ranges, NaN patterns, scale signs).
-  QSCHEME_RETURN_IF_ERROR(check_contents(q, l));
+  QSCHEME_RETURN_IF_ERROR(check_codes(q));
+  QSCHEME_RETURN_IF_ERROR(check_scales(q));
   return q;
 }
 

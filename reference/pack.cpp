@@ -1,15 +1,7 @@
 #include "reference/pack.hpp"
 
-#include <cstdio>
-
 namespace qscheme::reference {
 namespace {
-
-std::string hex(std::uint32_t v, int digits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%0*X", digits, static_cast<unsigned>(v));
-  return buf;
-}
 
 // A line along the packed axis: the tensor is seen as [outer, n, inner] around that axis.
 struct Lines {
@@ -105,52 +97,6 @@ std::vector<std::int32_t> unpack_codes(const Scheme& s, const Layout& l, std::sp
     }
   }
   return codes;
-}
-
-std::optional<std::string> code_problem(Value v, std::int32_t code) {
-  const ValueInfo& vi = info(v);
-  if (!vi.is_float) {
-    if (code < vi.lo || code > vi.hi) {
-      return std::string(vi.name) + " codes lie in [" + std::to_string(vi.lo) + ", " + std::to_string(vi.hi) +
-             "], got " + std::to_string(code);
-    }
-    return std::nullopt;
-  }
-  if (code < 0 || code >= (1 << vi.bits)) {
-    return std::string(vi.name) + " codes are " + std::to_string(vi.bits) + "-bit patterns, got " +
-           std::to_string(code);
-  }
-  const auto c = static_cast<std::uint32_t>(code);
-  if (v == Value::e4m3 && (c & 0x7Fu) == 0x7Fu) return "e4m3 pattern " + hex(c, 2) + " is NaN";
-  if (v == Value::e5m2 && (c & 0x7Cu) == 0x7Cu) return "e5m2 pattern " + hex(c, 2) + " is inf or NaN";
-  return std::nullopt;
-}
-
-std::optional<std::string> scale_problem(ScaleDtype d, std::uint32_t bits) {
-  const std::string name(to_string(d));
-  const int width = info(d).bytes * 8;
-  if (width < 32 && bits >> width != 0) {
-    return name + " scales are " + std::to_string(width) + "-bit patterns, got " + hex(bits, 8);
-  }
-  switch (d) {
-    case ScaleDtype::f32:
-    case ScaleDtype::f16:
-    case ScaleDtype::bf16: {
-      const std::uint32_t sign = 1u << (width - 1);
-      const std::uint32_t exp_mask = d == ScaleDtype::f32 ? 0x7F800000u : d == ScaleDtype::f16 ? 0x7C00u : 0x7F80u;
-      if ((bits & exp_mask) == exp_mask) return name + " scale " + hex(bits, width / 4) + " is inf or NaN";
-      if (bits & sign) return name + " scale " + hex(bits, width / 4) + " has its sign bit set (negative or -0)";
-      return std::nullopt;
-    }
-    case ScaleDtype::ue4m3:
-      if (bits & 0x80u) return "ue4m3 scale " + hex(bits, 2) + " has the unused sign bit set";
-      if (bits == 0x7Fu) return "ue4m3 scale 0x7F is NaN";
-      return std::nullopt;
-    case ScaleDtype::ue8m0:
-      if (bits == 0xFFu) return "ue8m0 scale 0xFF is NaN";
-      return std::nullopt;
-  }
-  return "unknown scale dtype";
 }
 
 }  // namespace qscheme::reference

@@ -48,15 +48,7 @@ struct BadPadding {
 std::vector<std::int32_t> unpack_codes(const Scheme& s, const Layout& l, std::span<const std::uint32_t> storage,
                                        std::optional<BadPadding>* bad_padding = nullptr);
 
-// Why `code` is not a code quantization under value kind v can produce, or nullopt if it is one:
-// an integer outside [lo, hi] (q8s -128, q4s -8, q2s -2; the f kinds take their full range), an
-// e4m3 NaN (0x7F/0xFF), an e5m2 with an all-ones exponent (inf/NaN), or a float pattern wider
-// than the value's bits.
-std::optional<std::string> code_problem(Value v, std::int32_t code);
-
-// Why `bits` is not a storable scale pattern of dtype d, or nullopt: wider than the dtype, sign
-// bit set (negative or -0), NaN or inf (all-ones exponent of f32/f16/bf16), ue4m3 0x7F (NaN),
-// ue8m0 0xFF (NaN). Zero is storable (an all-zero block); ue8m0 has no zero at all.
-std::optional<std::string> scale_problem(ScaleDtype d, std::uint32_t bits);
+// Why a code or a scale pattern is invalid: code_problem and scale_problem in scheme/errors.hpp,
+// shared with fast/.
 
 }  // namespace qscheme::reference

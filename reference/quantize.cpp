@@ -6,6 +6,7 @@
 #include "reference/element.hpp"
 #include "reference/reference.hpp"
 #include "reference/scales.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::reference {
@@ -17,9 +18,7 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   if (!layout) return layout.status();
   const Layout& l = *layout;
   if (x.size() != l.elements) {
-    return Result<QuantizedTensor>(ErrorCode::size_mismatch,
-                                   "the shape holds " + std::to_string(l.elements) +
-                                       " element(s), but the input has " + std::to_string(x.size()));
+    return errors::input_size(x.size(), l.elements);
   }
   StoredScales stored;
   if (options.scales) {
@@ -28,20 +27,16 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
     stored = std::move(*given);
   } else if (options.profile == Profile::burn && options.calibration == Calibration::absmean &&
              scheme.two_level()) {
-    return Result<QuantizedTensor>(ErrorCode::unsupported_profile,
-                                   "Burn has no two-level form of absmean calibration (it asserts); "
-                                   "use minmax, one scale level, or profile exact");
+    return errors::burn_absmean_two_level();
   }
   // Profile onnx is ONNX QuantizeLinear: caller-supplied f32 scales, one level (docs/SEMANTICS.md).
   if (options.profile == Profile::onnx &&
       (!options.scales || scheme.two_level() || scheme.scale_dtype() != ScaleDtype::f32)) {
-    return Result<QuantizedTensor>(ErrorCode::unsupported_profile,
-                                   "profile onnx takes given scales (--scales) and one level of f32 scales");
+    return errors::onnx_needs_given_f32_scales();
   }
   for (std::size_t n = 0; n < x.size(); ++n) {
     if ((f32_bits(x[n]) & 0x7F800000u) == 0x7F800000u) {
-      return Result<QuantizedTensor>(ErrorCode::non_finite_input,
-                                     "input element " + std::to_string(n) + " is NaN or infinite", n);
+      return errors::non_finite_input(n);
     }
   }
 
@@ -62,14 +57,12 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
 
   if (options.profile != Profile::burn) {
     // Only caller-supplied scales can be zero over non-zero data (a calibrated scale is zero
-    // only for an all-zero block); there is no value to divide by, so it is an error.
+    // only for an all-zero block); there is no value to divide by, so it is an error. The first
+    // such element in row-major order names it.
     for (std::size_t n = 0; n < x.size(); ++n) {
       const std::uint64_t b = block_of[n];
       if (e[b].is_zero() && (f32_bits(x[n]) & 0x7FFFFFFFu) != 0) {
-        return Result<QuantizedTensor>(ErrorCode::zero_scale_nonzero_input,
-                                       "block " + std::to_string(b) + " has a zero effective scale but holds the "
-                                       "non-zero input element " + std::to_string(n),
-                                       b);
+        return errors::zero_scale_nonzero_input(b, n);
       }
     }
   }

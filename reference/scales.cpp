@@ -4,6 +4,7 @@
 
 #include "reference/minifloat.hpp"
 #include "reference/values.hpp"
+#include "scheme/errors.hpp"
 
 namespace qscheme::reference {
 namespace {
@@ -84,11 +85,7 @@ Result<StoredScales> burn_scales(const Scheme& s, std::span<const Quotient> alph
     // own order, which is not modelled).
     const std::uint32_t a_bits = f32_op(alpha[j], Overflow::saturate);
     if (a_bits > kHalfMaxF32Bits) {
-      return Result<StoredScales>(
-          ErrorCode::unsupported_profile,
-          "block " + std::to_string(j) + ": max |x| is above f32 max / 2, where Burn's f32 "
-          "arithmetic overflows (2 * alpha = inf); use profile exact",
-          j);
+      return errors::burn_alpha_overflow(j);
     }
     // f32(f32(2 alpha) / (b - a)); 2 alpha is exact in f32 below the overflow checked above.
     scale[j] = f32_op(ideal_scale(to_quotient(dyadic_of_f32(a_bits)), s.value), Overflow::infinity);
@@ -114,16 +111,10 @@ Result<StoredScales> burn_scales(const Scheme& s, std::span<const Quotient> alph
 
 Result<StoredScales> given_scales(const Scheme& s, const Layout& l, const GivenScales& given) {
   if (given.block.size() != l.scales) {
-    return Result<StoredScales>(ErrorCode::size_mismatch,
-                                "the scheme and shape take " + std::to_string(l.scales) +
-                                    " scale(s), but " + std::to_string(given.block.size()) +
-                                    " were given");
+    return errors::given_scale_count(given.block.size(), l.scales);
   }
   if (given.global.has_value() != s.two_level()) {
-    return Result<StoredScales>(
-        ErrorCode::size_mismatch,
-        s.two_level() ? "a two-level scheme needs a global (per-tensor) scale, none was given"
-                      : "only a two-level scheme takes a global (per-tensor) scale, one was given");
+    return errors::given_global_presence(s.two_level());
   }
   // Finite and >= 0 (-0 counts as 0): the exponent is not all ones, and a set sign bit only
   // on a zero.
@@ -133,17 +124,11 @@ Result<StoredScales> given_scales(const Scheme& s, const Layout& l, const GivenS
   };
   for (std::size_t j = 0; j < given.block.size(); ++j) {
     if (!acceptable(given.block[j])) {
-      return Result<StoredScales>(ErrorCode::invalid_scale,
-                                  "scale " + std::to_string(j) + " is negative, NaN or infinite; "
-                                  "scales must be finite and >= 0",
-                                  j);
+      return errors::invalid_given_scale(j);
     }
   }
   if (given.global && !acceptable(*given.global)) {
-    return Result<StoredScales>(ErrorCode::invalid_scale,
-                                "the global (per-tensor) scale is negative, NaN or infinite; it "
-                                "must be finite and >= 0 (index = number of block scales)",
-                                given.block.size());
+    return errors::invalid_given_global(given.block.size());
   }
   StoredScales out;
   out.bits.resize(given.block.size());
@@ -169,11 +154,7 @@ Result<std::vector<Dyadic>> effective_scales(const Scheme& s, Profile p, const S
     // Burn forms global * block first, in f32; one level, sj is an f32 value already.
     const std::uint32_t eff = f32_op(to_quotient(stored.global_bits ? g * sj : sj), Overflow::infinity);
     if ((eff & kExponentMask) == kExponentMask) {
-      return Result<std::vector<Dyadic>>(
-          ErrorCode::unsupported_profile,
-          "block " + std::to_string(j) + ": global * block scale overflows f32 in Burn's "
-          "arithmetic; use profile exact",
-          j);
+      return errors::burn_scale_product_overflow(j);
     }
     // Burn's valid_scale: a zero scale divides and multiplies as 0.1 (the stored scale stays 0).
     e[j] = dyadic_of_f32(eff == 0 ? kPointOneF32Bits : eff);

@@ -41,4 +41,23 @@ Status validate_shape_rules(const Scheme& s, Shape shape);
 // Validates, then computes the layout with overflow-checked arithmetic.
 Result<Layout> make_layout(const Scheme& s, Shape shape);
 
+// The first element, in row-major order, for which pred(element, block) holds, where block is
+// the row-major index of the element's block (docs/SEMANTICS.md section 2); l.elements if none.
+// One odometer step per element: for error paths, which name the first offending element.
+template <class Pred>
+std::uint64_t find_element(const Layout& l, Pred pred) {
+  const std::size_t rank = l.shape.size();
+  std::vector<std::uint64_t> idx(rank, 0);
+  for (std::uint64_t e = 0; e < l.elements; ++e) {
+    std::uint64_t b = 0;
+    for (std::size_t d = 0; d < rank; ++d) b = b * l.blocks_per_dim[d] + idx[d] / l.block[d];
+    if (pred(e, b)) return e;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++idx[d] < l.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return l.elements;
+}
+
 }  // namespace qscheme

@@ -131,6 +131,7 @@ void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& s
     if (!st.ok()) {
       BOOST_TEST((st.code() == want_st.code()));
       BOOST_TEST(st.index() == want_st.index());
+      BOOST_TEST(st.message() == want_st.message());
       if (pol == fast::OutputPolicy::untouched_on_error) {
         BOOST_TEST(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == kCanary; }));
       }
@@ -189,6 +190,7 @@ void CheckCorrupt(const qscheme::Scheme& s, const std::vector<std::uint64_t>& sh
       if (!st.ok()) {
         BOOST_TEST((st.code() == want_st.code()));
         BOOST_TEST(st.index() == want_st.index());
+        BOOST_TEST(st.message() == want_st.message());
         if (pol == fast::OutputPolicy::untouched_on_error) {
           BOOST_TEST(std::all_of(got.begin(), got.end(), [](float v) { return Bits(v) == 0x7FC0DEAD; }));
         }

@@ -41,6 +41,8 @@ void ExpectSame(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shap
   BOOST_TEST_REQUIRE(r.ok() == f.ok(), "reference: " << r.status().to_string() << " fast: " << f.status().to_string());
   if (!r.ok()) {
     BOOST_TEST((r.status().code() == f.status().code()), r.status().to_string() << " vs " << f.status().to_string());
+    BOOST_TEST(r.status().index() == f.status().index());
+    BOOST_TEST(r.status().message() == f.status().message());
     return;
   }
   BOOST_TEST((*r == *f));
@@ -143,7 +145,7 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_on_the_tuple_space) {
   BOOST_TEST(n > 10000u);
 }
 
-BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
+BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_index_and_message) {
   auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
   const std::vector<std::uint64_t> shape{2, 8};
   std::vector<float> x(16, 0.5f);
@@ -193,6 +195,7 @@ BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
         if (!r.ok()) {
           BOOST_TEST((r.status().code() == f.status().code()), r.status().to_string() << " vs " << f.status().to_string());
           BOOST_TEST(r.status().index() == f.status().index());
+          BOOST_TEST(r.status().message() == f.status().message());
         } else {
           BOOST_TEST((*r == *f));
         }
@@ -210,6 +213,55 @@ BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_and_index) {
       BOOST_TEST_REQUIRE(!f.ok());
       BOOST_TEST((r.status().code() == f.status().code()));
       BOOST_TEST(r.status().index() == f.status().index(), "variant " << variant);
+      BOOST_TEST(r.status().message() == f.status().message(), "variant " << variant);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Three rejections on which the engines once disagreed (found when the messages were unified):
+// a zero given scale over N-D blocks, where the first offending element in row-major order lies
+// in a later block than the first offending block; encode of a tensor with both a bad scale and
+// a bad code (scales are checked first, as in dequantize); encode of a one-level tensor carrying
+// a global scale (size-mismatch, as in dequantize).
+BOOST_AUTO_TEST_CASE(engines_agree_on_rejections_they_once_disagreed_on) {
+  auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
+  auto same = [](const qscheme::Status& r, const qscheme::Status& f) {
+    BOOST_TEST(!r.ok());
+    BOOST_TEST((r.code() == f.code()), r.to_string() << " vs " << f.to_string());
+    BOOST_TEST(r.index() == f.index());
+    BOOST_TEST(r.message() == f.message());
+  };
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    BOOST_TEST_CONTEXT("target " << hwy::TargetName(t)) {
+      // Blocks [2, 2] of a [4, 4] tensor: element 2 (row 0) lies in block 1, element 4 (row 1) in
+      // block 0. Both blocks are given a zero scale.
+      const std::vector<std::uint64_t> shape{4, 4};
+      std::vector<float> x(16, 0.0f);
+      x[2] = 1.0f;
+      x[4] = 1.0f;
+      for (const char* scheme : {"q8s:block[2,2]=f32", "e4m3:block[2,2]=f32", "q4s:block[2,2]=f16"}) {
+        qscheme::QuantizeOptions o;
+        o.scales = qscheme::GivenScales{{0.0f, 0.0f, 1.0f, 1.0f}, std::nullopt};
+        const auto r = ref::quantize(S(scheme), shape, x, o);
+        same(r.status(), fast::quantize(S(scheme), shape, x, o).status());
+        BOOST_TEST(r.status().index() == 1u);
+        BOOST_TEST(r.status().message().find("element 2") != std::string::npos, r.status().message());
+      }
+      const std::vector<std::uint64_t> flat{16};
+      std::vector<float> y(16, 1.0f);
+      auto q = fast::quantize(S("q8s:block[8]=f16"), flat, y).value();
+      auto both = q;
+      both.codes[3] = -128;
+      both.scale_bits[1] = 0x7C00;
+      same(ref::encode(both).status(), fast::encode(both).status());
+      BOOST_TEST(fast::encode(both).status().index() == 1u);
+      auto global = q;
+      global.global_bits = 0x3F800000u;
+      same(ref::encode(global).status(), fast::encode(global).status());
+      BOOST_TEST((fast::encode(global).status().code() == qscheme::ErrorCode::size_mismatch));
+      same(ref::dequantize(global).status(), fast::dequantize(global).status());
     }
   }
   hwy::SetSupportedTargetsForTest(0);

@@ -13,6 +13,7 @@
 
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
@@ -79,14 +80,14 @@ QuantizedTensor random_q(const Scheme& s, const std::vector<std::uint64_t>& shap
     do {
       c = vi.is_float ? static_cast<std::int32_t>(rng() % (1u << vi.bits))
                       : vi.lo + static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(vi.hi - vi.lo + 1));
-    } while (reference::code_problem(s.value, c));
+    } while (qscheme::code_problem(s.value, c));
     q.codes.push_back(c);
   }
   const auto scale = [&](ScaleDtype d) {
     const int width = info(d).bytes * 8;
     std::uint32_t b;
     do b = static_cast<std::uint32_t>(rng()) & (width == 32 ? ~0u : (1u << width) - 1);
-    while (reference::scale_problem(d, b));
+    while (qscheme::scale_problem(d, b));
     return b;
   };
   for (std::uint64_t i = 0; i < l.scales; ++i) q.scale_bits.push_back(scale(s.scale_dtype()));
@@ -361,7 +362,7 @@ BOOST_AUTO_TEST_CASE(scale_numbers_convert_exactly_both_ways) {
     for (std::uint64_t b = 0; b < end; b += step) {
       const auto bits = static_cast<std::uint32_t>(b);
       auto f = qjson::scale_to_float(d, bits);
-      BOOST_REQUIRE(f.ok() == !reference::scale_problem(d, bits));
+      BOOST_REQUIRE(f.ok() == !qscheme::scale_problem(d, bits));
       if (!f) continue;
       auto back = qjson::float_to_scale_bits(d, *f);
       BOOST_REQUIRE_MESSAGE(back.ok() && *back == bits, to_string(d) << " " << bits);

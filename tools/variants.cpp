@@ -13,6 +13,7 @@
 #include "reference/minifloat.hpp"
 #include "reference/pack.hpp"
 #include "reference/values.hpp"
+#include "scheme/errors.hpp"
 
 namespace qscheme::oracle {
 namespace {
@@ -307,14 +308,14 @@ Result<std::vector<float>> dequantize(const Variant& v, const QuantizedTensor& q
     return Status(ErrorCode::size_mismatch, "code or scale count disagrees with scheme and shape");
   }
   for (std::uint32_t bits : q.scale_bits) {
-    if (auto why = reference::scale_problem(q.scheme.scale_dtype(), bits)) return Status(ErrorCode::corrupt_bytes, *why);
+    if (auto why = qscheme::scale_problem(q.scheme.scale_dtype(), bits)) return Status(ErrorCode::corrupt_bytes, *why);
   }
   const std::vector<Dyadic> e = effective_scales(v, q.scheme, {q.scale_bits, q.global_bits});
   const std::vector<std::uint64_t> block_of = reference::block_of_elements(*layout);
   std::vector<float> out(q.codes.size());
   for (std::size_t n = 0; n < q.codes.size(); ++n) {
     const std::int32_t c = q.codes[n];
-    if (!info(q.scheme.value).is_float || !reference::code_problem(q.scheme.value, c)) {
+    if (!info(q.scheme.value).is_float || !qscheme::code_problem(q.scheme.value, c)) {
       out[n] = reference::dequantize_element(q.scheme.value, c, e[block_of[n]]);
       continue;
     }
