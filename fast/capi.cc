@@ -4,7 +4,9 @@
 
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fast/fast.hpp"
@@ -22,23 +24,53 @@ static_assert(static_cast<int>(ErrorCode::internal) == QSCHEME_INTERNAL);
 static_assert(static_cast<int>(ErrorCode::non_finite_input) == QSCHEME_NON_FINITE_INPUT);
 static_assert(static_cast<int>(ErrorCode::unsupported_profile) == QSCHEME_UNSUPPORTED_PROFILE);
 
+// The calling thread's last error message (qscheme_last_error_message); empty after a success.
+thread_local std::string t_message;
+
+// Never throws: a message that cannot be stored is dropped, the status still says what failed.
+void SetMessage(std::string_view m) noexcept {
+  try {
+    t_message.assign(m);
+  } catch (...) {
+    t_message.clear();
+  }
+}
+
 int Fail(const qscheme::Status& s, uint64_t* err_index) {
   if (err_index) *err_index = s.index() == qscheme::kNoIndex ? UINT64_MAX : static_cast<uint64_t>(s.index());
+  SetMessage(s.message());
   return static_cast<int>(s.code());
 }
-int Fail(int code, uint64_t* err_index) {
+int Fail(int code, std::string_view why, uint64_t* err_index) {
   if (err_index) *err_index = UINT64_MAX;
+  SetMessage(why);
   return code;
+}
+int Ok(uint64_t* err_index) {
+  if (err_index) *err_index = UINT64_MAX;
+  t_message.clear();
+  return QSCHEME_OK;
+}
+
+// The first NULL among the named pointers that must not be NULL, as an invalid-argument error.
+int NullArgument(const char* name, uint64_t* err_index) {
+  return Fail(QSCHEME_INVALID_ARGUMENT, std::string(name) + " is NULL; pass a valid pointer", err_index);
 }
 
 template <class Fn>
 int Guard(uint64_t* err_index, Fn fn) {
   try {
     return fn();
+  } catch (const std::bad_alloc&) {
+    return Fail(QSCHEME_INTERNAL, "out of memory", err_index);
+  } catch (const std::exception& e) {
+    return Fail(QSCHEME_INTERNAL, e.what(), err_index);
   } catch (...) {
-    return Fail(QSCHEME_INTERNAL, err_index);
+    return Fail(QSCHEME_INTERNAL, "an unknown exception inside qscheme (a bug, please report)", err_index);
   }
 }
+
+std::string Count(std::uint64_t n, const char* unit) { return std::to_string(n) + " " + unit; }
 
 }  // namespace
 
@@ -57,14 +89,15 @@ const char* qscheme_status_name(int status) {
 
 int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t rank, size_t* bytes, uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme || (!shape && rank) || !bytes) return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
+    if (!scheme) return NullArgument("scheme", err_index);
+    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+    if (!bytes) return NullArgument("bytes", err_index);
     const auto s = qscheme::parse_scheme(scheme);
     if (!s) return Fail(s.status(), err_index);
     const auto l = qscheme::make_layout(*s, qscheme::Shape(shape, rank));
     if (!l) return Fail(l.status(), err_index);
     *bytes = static_cast<size_t>(l->total_bytes);
-    if (err_index) *err_index = UINT64_MAX;
-    return static_cast<int>(QSCHEME_OK);
+    return Ok(err_index);
   });
 }
 
@@ -72,21 +105,31 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
                           const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,
                           uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme || (!shape && rank) || (!x && n) || !out_len || (!out && out_cap)) {
-      return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
-    }
+    if (!scheme) return NullArgument("scheme", err_index);
+    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+    if (!x && n) return NullArgument("x (with n > 0)", err_index);
+    if (!out_len) return NullArgument("out_len", err_index);
+    if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
     qscheme::QuantizeOptions o;
     if (options) {
       if (options->profile != QSCHEME_PROFILE_EXACT && options->profile != QSCHEME_PROFILE_BURN) {
-        return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
+        return Fail(QSCHEME_INVALID_ARGUMENT,
+                    "options->profile is " + std::to_string(options->profile) +
+                        "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
+                    err_index);
       }
       if (options->calibration != QSCHEME_CALIBRATION_MINMAX && options->calibration != QSCHEME_CALIBRATION_ABSMEAN) {
-        return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
+        return Fail(QSCHEME_INVALID_ARGUMENT,
+                    "options->calibration is " + std::to_string(options->calibration) +
+                        "; use QSCHEME_CALIBRATION_MINMAX (0) or QSCHEME_CALIBRATION_ABSMEAN (1)",
+                    err_index);
       }
       o.profile = static_cast<qscheme::Profile>(options->profile);
       o.calibration = static_cast<qscheme::Calibration>(options->calibration);
       if (options->given_scales || options->given_count || options->has_global) {
-        if (!options->given_scales && options->given_count) return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
+        if (!options->given_scales && options->given_count) {
+          return NullArgument("options->given_scales (with given_count > 0)", err_index);
+        }
         qscheme::GivenScales g;
         if (options->given_count) g.block.assign(options->given_scales, options->given_scales + options->given_count);
         if (options->has_global) g.global = options->global_scale;
@@ -105,8 +148,7 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
           qscheme::fast::quantize_to_bytes(*s, sh, x, n, o, out, static_cast<std::size_t>(l->total_bytes), pol);
       if (!st.ok()) return Fail(st, err_index);
       *out_len = static_cast<size_t>(l->total_bytes);
-      if (err_index) *err_index = UINT64_MAX;
-      return static_cast<int>(QSCHEME_OK);
+      return Ok(err_index);
     }
     // Too little room (or no layout): the errors in their documented order, out untouched.
     const auto q = qscheme::fast::quantize(*s, sh, std::span<const float>(x, n), o);
@@ -114,20 +156,30 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
     const auto b = qscheme::fast::encode(*q);
     if (!b) return Fail(b.status(), err_index);
     *out_len = b->size();
-    if (out_cap < b->size()) return Fail(QSCHEME_SIZE_MISMATCH, err_index);
+    if (out_cap < b->size()) {
+      return Fail(QSCHEME_SIZE_MISMATCH,
+                  "out_cap is " + Count(out_cap, "byte(s)") + ", the tensor takes " + Count(b->size(), "byte(s)") +
+                      " (now in *out_len); qscheme_fast_bytes_size gives it beforehand",
+                  err_index);
+    }
     if (!b->empty()) std::memcpy(out, b->data(), b->size());
-    if (err_index) *err_index = UINT64_MAX;
-    return static_cast<int>(QSCHEME_OK);
+    return Ok(err_index);
   });
 }
 
 int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes, size_t len,
                             int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme || (!shape && rank) || (!bytes && len) || !out_len || (!out && out_cap)) {
-      return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
+    if (!scheme) return NullArgument("scheme", err_index);
+    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+    if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
+    if (!out_len) return NullArgument("out_len", err_index);
+    if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
+    if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) {
+      return Fail(QSCHEME_INVALID_ARGUMENT,
+                  "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
+                  err_index);
     }
-    if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) return Fail(QSCHEME_INVALID_ARGUMENT, err_index);
     const auto s = qscheme::parse_scheme(scheme);
     if (!s) return Fail(s.status(), err_index);
     const qscheme::Shape sh(shape, rank);
@@ -136,19 +188,32 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
           *s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, static_cast<std::size_t>(l->elements));
       if (!st.ok()) return Fail(st, err_index);
       *out_len = static_cast<size_t>(l->elements);
-      if (err_index) *err_index = UINT64_MAX;
-      return static_cast<int>(QSCHEME_OK);
+      return Ok(err_index);
     }
     const auto q = qscheme::fast::decode(*s, sh, std::span<const std::uint8_t>(bytes, len), static_cast<qscheme::Profile>(profile));
     if (!q) return Fail(q.status(), err_index);
     const auto d = qscheme::fast::dequantize(*q);
     if (!d) return Fail(d.status(), err_index);
     *out_len = d->size();
-    if (out_cap < d->size()) return Fail(QSCHEME_SIZE_MISMATCH, err_index);
+    if (out_cap < d->size()) {
+      return Fail(QSCHEME_SIZE_MISMATCH,
+                  "out_cap is " + Count(out_cap, "float(s)") + ", the tensor has " + Count(d->size(), "element(s)") +
+                      " (now in *out_len)",
+                  err_index);
+    }
     if (!d->empty()) std::memcpy(out, d->data(), d->size() * sizeof(float));
-    if (err_index) *err_index = UINT64_MAX;
-    return static_cast<int>(QSCHEME_OK);
+    return Ok(err_index);
   });
+}
+
+size_t qscheme_last_error_message(char* buf, size_t cap) {
+  const size_t n = t_message.size();
+  if (buf && cap) {
+    const size_t k = n < cap - 1 ? n : cap - 1;
+    std::memcpy(buf, t_message.data(), k);
+    buf[k] = '\0';
+  }
+  return n;
 }
 
 void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
@@ -156,13 +221,16 @@ void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
 int qscheme_fast_set_threads(unsigned n) {
   return Guard(nullptr, [&] {
     qscheme::fast::set_threads(n);
-    return static_cast<int>(QSCHEME_OK);
+    return Ok(nullptr);
   });
 }
 
 int qscheme_fast_set_target(const char* name) {
   return Guard(nullptr, [&] {
-    return qscheme::fast::set_target(name ? name : "") ? static_cast<int>(QSCHEME_OK) : static_cast<int>(QSCHEME_INVALID_ARGUMENT);
+    if (qscheme::fast::set_target(name ? name : "")) return Ok(nullptr);
+    return Fail(QSCHEME_INVALID_ARGUMENT,
+                "target \"" + std::string(name ? name : "") + "\" is not one this build compiled for this CPU; `qscheme info` lists them",
+                nullptr);
   });
 }
 

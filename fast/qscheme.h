@@ -4,7 +4,8 @@
  * [values][scales][f32 global], little-endian (qscheme_fast_bytes_size() gives the length).
  *
  * On any error the output buffers are left untouched. *err_index (when err_index is not NULL)
- * receives the element/scale index of the error, or UINT64_MAX. */
+ * receives the element/scale index of the error, or UINT64_MAX; qscheme_last_error_message()
+ * says what is wrong and how to fix it (the C++ API's Status message, word for word). */
 #ifndef QSCHEME_FAST_QSCHEME_H_
 #define QSCHEME_FAST_QSCHEME_H_
 
@@ -63,6 +64,11 @@ typedef struct qscheme_quantize_options {
 
 /* Stable kebab-case name of a status ("corrupt-bytes"); "unknown" for other values. */
 const char* qscheme_status_name(int status);
+
+/* The message of the calling thread's last call that returned a status ("" after a success):
+ * what is wrong and how to fix it. Copies at most cap - 1 bytes and a NUL into buf (buf may be
+ * NULL when cap is 0) and returns the message's full length, as snprintf does. */
+size_t qscheme_last_error_message(char* buf, size_t cap);
 
 /* Number of serialized bytes of a tensor of `shape` (rank entries) under `scheme`. */
 int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t rank, size_t* bytes,

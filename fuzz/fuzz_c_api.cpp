@@ -112,8 +112,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::int64_t v = static_cast<std::int64_t>(base) + delta;
     return v < 0 ? 0 : static_cast<std::size_t>(v);
   };
+  // Also the message: empty after a success, and something to read after every failure.
   auto check_err_index = [&](int status, const std::string& c) {
     if (status == QSCHEME_OK && err_ptr) FUZZ_ASSERT_MSG(err_index == UINT64_MAX, c + ": err_index not cleared on success");
+    const std::size_t m = qscheme_last_error_message(nullptr, 0);
+    FUZZ_ASSERT_MSG((status == QSCHEME_OK) == (m == 0), c + ": status " + std::to_string(status) + " with a message of " +
+                                                            std::to_string(m) + " bytes");
   };
 
   if (op == 0) {  // qscheme_fast_bytes_size

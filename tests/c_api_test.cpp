@@ -1,5 +1,5 @@
-// The C API (fast/qscheme.h): status codes, null pointers, short buffers, rejected tuples, and
-// outputs left untouched on every error; success matches the C++ engine byte for byte.
+// The C API (fast/qscheme.h): status codes and messages, null pointers, short buffers, rejected
+// tuples, and outputs left untouched on every error; success matches the C++ engine byte for byte.
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "fast/fast.hpp"
 #include "fast/qscheme.h"
 #include "scheme/text.hpp"
+#include "scheme/validate.hpp"
 
 namespace {
 constexpr std::uint8_t kSentinel = 0xA5;
@@ -18,6 +19,15 @@ bool Untouched(const std::vector<std::uint8_t>& v) {
     if (b != kSentinel) return false;
   }
   return true;
+}
+// qscheme_last_error_message in full.
+std::string LastMessage() {
+  const std::size_t n = qscheme_last_error_message(nullptr, 0);
+  std::string m(n + 1, '\x7F');
+  BOOST_TEST(qscheme_last_error_message(m.data(), m.size()) == n);
+  BOOST_TEST(m[n] == '\0');
+  m.resize(n);
+  return m;
 }
 }  // namespace
 
@@ -99,6 +109,68 @@ BOOST_AUTO_TEST_CASE(errors_leave_outputs_untouched) {
   BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), b.size(), 0, d.data(), 4, &dn, &idx) == QSCHEME_SIZE_MISMATCH);
   BOOST_TEST(dn == 8u);
   for (float f : d) BOOST_TEST(f == 42.0f);
+}
+
+// Every failing call leaves a message saying what is wrong; engine errors carry the C++ API's
+// message word for word; a success clears it; the copy truncates like snprintf.
+BOOST_AUTO_TEST_CASE(errors_come_with_the_cpp_message) {
+  const char* scheme = "q8s:block[4]=f32";
+  const std::uint64_t shape[] = {8};
+  std::vector<float> x(8, 1.0f);
+  x[5] = INFINITY;
+  std::vector<std::uint8_t> out(16, kSentinel);
+  std::size_t len = 0;
+  std::uint64_t idx = 0;
+  const auto s = qscheme::parse_scheme(scheme).value();
+  const std::vector<std::uint64_t> vshape{8};
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) ==
+             QSCHEME_NON_FINITE_INPUT);
+  const std::string nonfinite = qscheme::fast::quantize(s, vshape, x).status().message();
+  BOOST_TEST(LastMessage() == nonfinite);
+  BOOST_TEST(nonfinite == "input element 5 is NaN or infinite");
+
+  // Truncation: cap - 1 bytes and a NUL; the full length returned.
+  char small[6];
+  std::memset(small, 'z', sizeof small);
+  BOOST_TEST(qscheme_last_error_message(small, sizeof small) == nonfinite.size());
+  BOOST_TEST(std::string(small) == nonfinite.substr(0, 5));
+
+  // Corrupt bytes: the decode message of the C++ API.
+  std::vector<std::uint8_t> b(16, 0);
+  b[8] = 0x00, b[9] = 0x00, b[10] = 0x80, b[11] = 0xFF;  // scale 0: f32 -inf
+  std::vector<float> d(8, 42.0f);
+  std::size_t dn = 0;
+  BOOST_TEST(qscheme_fast_dequantize(scheme, shape, 1, b.data(), b.size(), 0, d.data(), d.size(), &dn, &idx) ==
+             QSCHEME_CORRUPT_BYTES);
+  BOOST_TEST(LastMessage() == qscheme::fast::decode(s, vshape, b).status().message());
+  BOOST_TEST(LastMessage().find("scale 0") != std::string::npos, LastMessage());
+
+  // A rejected tuple: validate()'s message.
+  BOOST_TEST(qscheme_fast_quantize("q4s:packed-native(0)", shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len,
+                                   &idx) == QSCHEME_PACKED_NATIVE_UNSUPPORTED);
+  BOOST_TEST(LastMessage() == qscheme::validate_scheme(qscheme::parse_scheme("q4s:packed-native(0)").value()).message());
+
+  // C-level errors name the argument or the value.
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), nullptr, &idx) ==
+             QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(LastMessage().find("out_len is NULL") != std::string::npos, LastMessage());
+  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0};
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, &o, out.data(), out.size(), &len, &idx) ==
+             QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(LastMessage().find("options->profile is 7") != std::string::npos, LastMessage());
+  x[5] = 1.0f;
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), 9, &len, &idx) ==
+             QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(LastMessage().find("out_cap is 9 byte(s), the tensor takes 16 byte(s)") != std::string::npos, LastMessage());
+  BOOST_TEST(qscheme_fast_set_target("NOPE") == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(LastMessage().find("\"NOPE\"") != std::string::npos, LastMessage());
+  BOOST_TEST(Untouched(out));
+
+  // Success clears it.
+  BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), &len, &idx) ==
+             QSCHEME_OK);
+  BOOST_TEST(qscheme_last_error_message(nullptr, 0) == 0u);
+  BOOST_TEST(LastMessage().empty());
 }
 
 BOOST_AUTO_TEST_CASE(targets_and_threads) {

@@ -34,9 +34,12 @@ int main(void) {
   for (int i = 0; i < N; ++i) max_err = fmaxf(max_err, fabsf(x[i] - y[i]));
   printf("elements %zu max abs error %.6f\n", n, max_err);
 
-  /* Errors are status codes with a stable name; nothing is written on error. */
+  /* Errors are status codes with a stable name and a message; nothing is written on error. */
   x[5] = NAN;
   st = qscheme_fast_quantize("q8_0", shape, 2, x, N, NULL, bytes, sizeof bytes, &len, &err_index);
   printf("NaN input: %s at element %llu\n", qscheme_status_name(st), (unsigned long long)err_index);
+  char why[256];
+  qscheme_last_error_message(why, sizeof why);
+  printf("message: %s\n", why);
   return (len == size && n == N && max_err < 0.02f) ? 0 : 1;
 }
