@@ -497,7 +497,13 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       std::uint64_t block = 0;
       const std::uint64_t e = find_element(l, [&](std::uint64_t i, std::uint64_t b) {
         block = b;
+#if QSCHEME_MUTANT == 25  // mutant 25: the error names the lowest offending block, not the first element's
+        std::uint64_t lowest = 0;
+        while (!(ee[lowest] == 0 && bmax[lowest] != 0)) ++lowest;
+        return b == lowest && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
+#else
         return ee[b] == 0 && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
+#endif
       });
       return errors::zero_scale_nonzero_input(block, e);
     }

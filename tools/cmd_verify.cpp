@@ -112,9 +112,9 @@ int run_verify(bool engines_too) {
     disagreements = a.disagreements();
     fmt::print("engines        reference vs fast ({}): {} supported tuples, {} (tuple, shape) pairs, {} tensor runs\n",
                fast::current_target(), a.tuples, a.pairs, a.tensors);
-    fmt::print("  {:<22} {:>21} {:>21}\n", "agreement", "exact", "burn");
+    fmt::print("  {:<38} {:>21} {:>21}\n", "agreement", "exact", "burn");
     for (const AgreementRow& r : a.rows) {
-      fmt::print("  {:<22} {:>10}/{:<10} {:>10}/{:<10}\n", r.what, r.agreed[0], r.checked[0], r.agreed[1], r.checked[1]);
+      fmt::print("  {:<38} {:>10}/{:<10} {:>10}/{:<10}\n", r.what, r.agreed[0], r.checked[0], r.agreed[1], r.checked[1]);
     }
     fmt::print("  disagreements {}\n", disagreements);
     for (const std::string& d : a.first_disagreements) fmt::print("  DISAGREE: {}\n", d);

@@ -99,7 +99,10 @@ bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-bool same_status(const Status& a, const Status& b) { return a.code() == b.code() && a.index() == b.index(); }
+// Code, index and message: both engines word each error the same (scheme/errors.hpp).
+bool same_status(const Status& a, const Status& b) {
+  return a.code() == b.code() && a.index() == b.index() && a.message() == b.message();
+}
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "[";
@@ -111,8 +114,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 EngineAgreement compare_engines() {
   EngineAgreement a;
-  const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "error codes",
-                         "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode index"};
+  const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "errors (code, index, message)",
+                         "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)"};
   enum { kStatus, kCodes, kScales, kGlobal, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kRows };
   a.rows.resize(kRows);
   for (int i = 0; i < kRows; ++i) a.rows[i].what = kWhat[i];
@@ -129,7 +132,8 @@ EngineAgreement compare_engines() {
   };
   auto status_text = [](const Status& st) {
     return std::string(to_code(st.code())) + " at index " +
-           (st.index() == static_cast<std::size_t>(-1) ? std::string("none") : std::to_string(st.index()));
+           (st.index() == static_cast<std::size_t>(-1) ? std::string("none") : std::to_string(st.index())) + ": " +
+           st.message();
   };
   for (const Scheme& s : tuple_space()) {
     if (!validate_scheme(s).ok()) continue;
@@ -178,7 +182,7 @@ EngineAgreement compare_engines() {
           check(kDeq, p, ry.ok() && fy.ok() && same_floats(*ry, *fy),
                 ry.ok() && fy.ok() ? "" : ry.status().to_string() + " vs " + fy.status().to_string());
           // Corrupt bytes: every byte 0xff, and one byte short; both engines must agree on the
-          // outcome (status code and index, or the decoded tensor).
+          // outcome (status code, index and message, or the decoded tensor).
           if (small && !rb->empty()) {
             for (int variant = 0; variant < 2; ++variant) {
               std::vector<std::uint8_t> bad = *rb;
@@ -192,7 +196,7 @@ EngineAgreement compare_engines() {
                     rbad.ok() == fbad.ok() && (rbad.ok() ? *rbad == *fbad : rbad.status().code() == fbad.status().code()),
                     detail);
               if (!rbad.ok() && !fbad.ok() && rbad.status().code() == fbad.status().code()) {
-                check(kCorruptIndex, p, rbad.status().index() == fbad.status().index(), "");
+                check(kCorruptIndex, p, same_status(rbad.status(), fbad.status()), detail);
               }
             }
           }
