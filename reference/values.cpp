@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "scheme/errors.hpp"
+
 namespace qscheme::reference {
 namespace {
 std::string hex(std::uint32_t bits) {
@@ -45,9 +47,11 @@ bool is_valid_code(Value v, std::int32_t code) {
 Result<ExactValue> scale_value(ScaleDtype d, std::uint32_t bits) {
   const Format f = format_of(d);
   if (!is_valid_scale(d, bits)) {
+    // The wording both engines use (scheme/errors.hpp).
     return Result<ExactValue>(ErrorCode::corrupt_bytes,
-                              "scale pattern " + hex(bits) + " is not a finite, non-negative " +
-                                  std::string(to_string(d)) + " value");
+                              scale_problem(d, bits).value_or("scale pattern " + hex(bits) +
+                                                              " is not a finite, non-negative " +
+                                                              std::string(to_string(d)) + " value"));
   }
   ExactValue v;
   v.exact = decode(f, bits);
@@ -61,9 +65,7 @@ Result<ExactValue> code_value(Value v, std::int32_t code) {
   ExactValue out;
   if (!vi.is_float) {
     if (code < vi.lo || code > vi.hi) {
-      return Result<ExactValue>(ErrorCode::corrupt_bytes,
-                                "code " + std::to_string(code) + " is outside " + std::string(vi.name) + "'s range [" +
-                                    std::to_string(vi.lo) + ", " + std::to_string(vi.hi) + "]");
+      return Result<ExactValue>(ErrorCode::corrupt_bytes, *code_problem(v, code));
     }
     out.exact = Rational(code);
     out.negative = code < 0;
@@ -71,8 +73,8 @@ Result<ExactValue> code_value(Value v, std::int32_t code) {
     const Format f = format_of(v);
     if (code < 0 || !is_finite_code(f, static_cast<std::uint32_t>(code))) {
       return Result<ExactValue>(ErrorCode::corrupt_bytes,
-                                "code " + std::to_string(code) + " is not a finite " + std::string(vi.name) +
-                                    " bit pattern (NaN, infinity or wider than the format)");
+                                code_problem(v, code).value_or("code " + std::to_string(code) + " is not a finite " +
+                                                               std::string(vi.name) + " bit pattern"));
     }
     out.exact = decode(f, static_cast<std::uint32_t>(code));
     out.negative = code_is_negative(f, static_cast<std::uint32_t>(code));
