@@ -6,6 +6,7 @@
 
 #include "fast/scalar.h"
 #include "scheme/errors.hpp"
+#include "scheme/layout.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::fast::detail {
@@ -52,25 +53,15 @@ Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::siz
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(x[i])) return errors::non_finite_input(i);
   }
-  // Block of every element, row-major over the block grid (as reference::block_of_elements).
-  const std::size_t rank = l.shape.size();
-  std::vector<std::uint64_t> block_of(n);
-  std::vector<std::uint64_t> idx(rank, 0);
-  for (std::size_t e = 0; e < n; ++e) {
-    std::uint64_t b = 0;
-    for (std::size_t d = 0; d < rank; ++d) b = b * l.blocks_per_dim[d] + idx[d] / l.block[d];
-    block_of[e] = b;
-    for (std::size_t d = rank; d-- > 0;) {
-      if (++idx[d] < l.shape[d]) break;
-      idx[d] = 0;
-    }
-  }
+  // The block of every element (scheme/layout.hpp's numbering), in one walk that stops at the
+  // first non-zero element of a block with a zero scale: that element names the error.
   const std::vector<float>& s = opt.scales->block;
-  for (std::size_t e = 0; e < n; ++e) {
-    if (s[block_of[e]] == 0.0f && x[e] != 0.0f) {
-      return errors::zero_scale_nonzero_input(block_of[e], e);
-    }
-  }
+  std::vector<std::uint64_t> block_of(n);
+  const std::uint64_t bad = find_element(l, [&](std::uint64_t e, std::uint64_t b) {
+    block_of[e] = b;
+    return s[b] == 0.0f && x[e] != 0.0f;
+  });
+  if (bad != l.elements) return errors::zero_scale_nonzero_input(block_of[bad], bad);
   for (std::size_t j = 0; j < l.scales; ++j) scale_bits[j] = scalar::f32_bits(s[j] == 0.0f ? 0.0f : s[j]);
 
   const ValueInfo& vi = info(scheme.value);
