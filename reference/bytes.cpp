@@ -9,6 +9,7 @@
 // exactly for a two-level scheme, is an f32 pattern. There is no padding between the regions.
 #include <string>
 
+#include "reference/check.hpp"
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
 #include "scheme/errors.hpp"
@@ -27,34 +28,6 @@ std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int
   return v;
 }
 
-// The checks of a QuantizedTensor before encoding, in dequantize's order (docs/SEMANTICS.md
-// section 6): counts, then scales, then codes. decode checks its codes before its scales, in the
-// order of the bytes.
-Status check_counts(const QuantizedTensor& q, const Layout& l) {
-  if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
-  if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
-  if (q.global_bits.has_value() != q.scheme.two_level()) return errors::global_presence(q.scheme.two_level());
-  return {};
-}
-
-Status check_codes(const QuantizedTensor& q) {
-  for (std::size_t i = 0; i < q.codes.size(); ++i) {
-    if (code_problem(q.scheme.value, q.codes[i])) return errors::bad_code(i, q.scheme.value, q.codes[i]);
-  }
-  return {};
-}
-
-Status check_scales(const QuantizedTensor& q) {
-  const ScaleDtype d = q.scheme.scale_dtype();
-  for (std::size_t i = 0; i < q.scale_bits.size(); ++i) {
-    if (scale_problem(d, q.scale_bits[i])) return errors::bad_scale(i, d, q.scale_bits[i]);
-  }
-  if (q.global_bits && scale_problem(ScaleDtype::f32, *q.global_bits)) {
-    return errors::bad_global(q.scale_bits.size(), *q.global_bits);
-  }
-  return {};
-}
-
 }  // namespace
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
@@ -62,9 +35,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   auto layout = make_layout(q.scheme, q.shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  QSCHEME_RETURN_IF_ERROR(check_counts(q, l));
-  QSCHEME_RETURN_IF_ERROR(check_scales(q));
-  QSCHEME_RETURN_IF_ERROR(check_codes(q));
+  QSCHEME_RETURN_IF_ERROR(check_stored(q, l));
 
   std::vector<std::uint8_t> out;
   out.reserve(l.total_bytes);
