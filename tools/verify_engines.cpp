@@ -1,5 +1,6 @@
 #include "tools/verify_engines.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
@@ -115,8 +116,9 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 EngineAgreement compare_engines() {
   EngineAgreement a;
   const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "errors (code, index, message)",
-                         "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)"};
-  enum { kStatus, kCodes, kScales, kGlobal, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kRows };
+                         "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)",
+                         "bytes (quantize_to_bytes)", "bits (dequantize_from_bytes)"};
+  enum { kStatus, kCodes, kScales, kGlobal, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kFused, kFusedDeq, kRows };
   a.rows.resize(kRows);
   for (int i = 0; i < kRows; ++i) a.rows[i].what = kWhat[i];
   std::string context;
@@ -157,6 +159,21 @@ EngineAgreement compare_engines() {
           o.scales = in.scales;
           const auto rq = reference::quantize(s, shape, in.x, o);
           const auto fq = fast::quantize(s, shape, in.x, o);
+          // The fused bytes path, under both output policies: the reference's bytes, or its error
+          // (and, untouched-on-error, out as it was).
+          const auto rbytes = rq.ok() ? reference::encode(*rq) : Result<std::vector<std::uint8_t>>(rq.status());
+          for (const auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            std::vector<std::uint8_t> out(layout->total_bytes, 0xA5);
+            const Status st = fast::quantize_to_bytes(s, shape, in.x.data(), in.x.size(), o, out.data(), out.size(), policy);
+            const bool untouched = std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; });
+            const bool agree = rbytes.ok() ? st.ok() && out == *rbytes
+                                           : !st.ok() && same_status(st, rbytes.status()) &&
+                                                 (policy == fast::OutputPolicy::single_pass || untouched);
+            check(kFused, p, agree,
+                  std::string(policy == fast::OutputPolicy::single_pass ? "single pass: " : "untouched on error: ") +
+                      (rbytes.ok() ? std::string("ok") : status_text(rbytes.status())) + " vs " +
+                      (st.ok() ? std::string("ok") : status_text(st)));
+          }
           check(kStatus, p, rq.ok() == fq.ok(),
                 std::string(rq.ok() ? "ok" : to_code(rq.status().code())) + " vs " +
                     std::string(fq.ok() ? "ok" : to_code(fq.status().code())));
@@ -181,6 +198,12 @@ EngineAgreement compare_engines() {
           const auto fy = fast::dequantize(*rq);
           check(kDeq, p, ry.ok() && fy.ok() && same_floats(*ry, *fy),
                 ry.ok() && fy.ok() ? "" : ry.status().to_string() + " vs " + fy.status().to_string());
+          for (const auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            std::vector<float> out(n);
+            const Status st = fast::dequantize_from_bytes(s, shape, rb->data(), rb->size(), profile, out.data(), n, policy);
+            check(kFusedDeq, p, ry.ok() && st.ok() && same_floats(*ry, out),
+                  ry.ok() && st.ok() ? "" : ry.status().to_string() + " vs " + st.to_string());
+          }
           // Corrupt bytes: every byte 0xff, and one byte short; both engines must agree on the
           // outcome (status code, index and message, or the decoded tensor).
           if (small && !rb->empty()) {
