@@ -76,6 +76,8 @@ struct FastConsts {
   hn::Vec<DF> m_code, m_byte;                // the fixed-point constants of FastCodesNear
   hn::Vec<hn::RebindToUnsigned<DI>> pbias;   // (254 + m) << 23
   hn::Vec<DI> code_bias, sign;               // -((127 + emin) << m) - 0x4340; the code's sign bit
+  hn::Vec<DI> e2m1_floor, e2m1_eight, e2m1_near;  // E2M1CodesNear's constants, kept out of its loop
+  hn::Vec<DI> nib_bytes, nib_words;          // StoreNibbles4's shuffles (AVX-512 only)
   int m = 0, sign_shift = 24;
   FastConsts(DF df, const CodeSpec& c) {
     const DI di;
@@ -92,6 +94,20 @@ struct FastConsts {
     pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m) << 23);
     code_bias = hn::Set(di, -((127 + mp.emin) << mp.m) - 0x4340);
     sign = hn::Set(di, mp.sign);
+    e2m1_floor = hn::Set(di, 0x3E4CCCCD);  // 0.2f
+    e2m1_eight = hn::Set(di, 8);
+    e2m1_near = hn::Set(di, 0x1FFFF0);
+    nib_bytes = hn::Zero(di);
+    nib_words = hn::Zero(di);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (sizeof(nib_bytes.raw) == 64) {
+      // In each 16-byte lane, byte 2t + j <- byte 8j + t (t < 4, j < 2); the rest zero.
+      nib_bytes.raw = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, -128, -128, -128, -128, -128, -128, -128, -128));
+      // Word 4t + l <- word t of lane l (word 8l + t), t, l < 4.
+      nib_words.raw = _mm512_setr_epi32(0 | 8 << 16, 16 | 24 << 16, 1 | 9 << 16, 17 | 25 << 16, 2 | 10 << 16, 18 | 26 << 16,
+                                        3 | 11 << 16, 19 | 27 << 16, 0, 0, 0, 0, 0, 0, 0, 0);
+    }
+#endif
     m = mp.m;
     sign_shift = mp.sign == 0x80 ? 24 : 28;
   }
@@ -110,8 +126,9 @@ struct FastConsts {
 // 2^E * (1 + j/4), boundaries and exact ties included: |r - x/e| <= 3.000001 * 2^-24 |x/e| (section
 // 6) is at most 3 ulps of y there, so an unflagged y lies on the same side of every boundary as
 // |x/e|. 0.2 and 6.5 are no such points. The sign is x's, as the general path.
-template <class DF>
-HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
+template <bool kClamp, class DF>
+HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, const FastConsts<DF>& k,
+                                      hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   const hn::Rebind<std::int32_t, DF> di;
   const hn::RebindToUnsigned<decltype(di)> du;
   // Entry 4 * (biased E mod 8) + top two mantissa bits: binades 2^1 (entries 0-3), 2^2 (4-7),
@@ -120,12 +137,20 @@ HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, hn::V
   const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4);
   // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the
   // lower clamp on the bits: [0.2f, 6.5f].
-  const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(r.raw, _mm512_set1_ps(6.5f), 0x0A))};
-  const auto a = hn::Max(y, hn::Set(di, 0x3E4CCCCD));
+  hn::Vec<decltype(di)> a;
+  if constexpr (kClamp) {
+    const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(r.raw, _mm512_set1_ps(6.5f), 0x0A))};
+    a = hn::Max(y, k.e2m1_floor);
+  } else {
+    // No scale saturated (the caller's clamp flag): |x/e| <= 6, so |r| < 8 and max(|r|, 0.2) in
+    // one vrangeps (the operand of the greater magnitude, sign cleared) stays within the table.
+    a = hn::BitCast(di, hn::Vec<DF>{_mm512_range_ps(r.raw, hn::BitCast(df, k.e2m1_floor).raw, 0x0B)});
+  }
   const hn::Vec<decltype(di)> mag{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
   const auto sbit = hn::BitCast(di, hn::ShiftRight<28>(hn::BitCast(du, x)));
-  *out = hn::OrAnd(mag, sbit, hn::Set(di, 8));
-  return hn::RebindMask(df, NoBitSet(di, hn::Add(a, hn::Set(di, 8)), 0x1FFFF0));
+  *out = hn::OrAnd(mag, sbit, k.e2m1_eight);
+  const hn::Mask<decltype(di)> near{_mm512_testn_epi32_mask(hn::Add(a, k.e2m1_eight).raw, k.e2m1_near.raw)};
+  return hn::RebindMask(df, near);
 }
 #endif
 
@@ -175,7 +200,7 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
 #endif
   } else {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kFmt == scalar::kE2M1 && sizeof(r.raw) == 64) return E2M1CodesNear(df, x, r, out);
+    if constexpr (kFmt == scalar::kE2M1 && sizeof(r.raw) == 64) return E2M1CodesNear<kClamp>(df, x, r, k, out);
 #endif
     const auto y = hn::Min(hn::Abs(r), k.vmax);
     // em = (E + 127) << 23, the exponent field of max(y, 2^emin); 2^(m - E) has the field

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -144,6 +145,10 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   }
 
   const bool native = p.bits == 8 && p.nq == 1;
+  // Whether an e2m1 block scale can saturate at the grid's max, so that |x/e| may exceed W/2 = 6.
+  // Never under a global: g >= 2 max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which
+  // is on the grid. Nor when Dmax * W/2 reaches past the largest f32 (ue8m0, f32, bf16 grids).
+  const bool e2m1_may_saturate = !p.two && p.Dmax * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   const kernels::FusedKernels kf = kernels::Fused();
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
@@ -174,11 +179,16 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         kernels::CodeSpec cs = p.code;
         cs.x_just_read = !prepass;
         const bool symmetric = cs.fmt < 0 && cs.lo == -cs.hi;
+        // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
+        // (QuantizeCodes' clamp flag); for e2m1 that is often known for every unit (above).
+        const bool e2m1 = cs.fmt == scalar::kE2M1;
+        const bool needs_top = symmetric || (e2m1 && e2m1_may_saturate);
+        if (e2m1 && !e2m1_may_saturate) cs.clamp = false;
         const std::uint32_t* a = nullptr;
-        std::uint32_t top = 0;  // the largest block maximum of the unit (symmetric kinds)
+        std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
         if (prepass) {
           a = &amax[r * p.nbr + kb];
-          for (std::uint64_t k = 0; symmetric && k < nbc; ++k) top = std::max(top, a[k]);
+          for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
         } else {
           top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
           if (top >= 0x7F800000u) {
@@ -193,7 +203,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         const detail::LowestPlan plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
         cs.lo = plan.lo;
         // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
-        if (symmetric) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
+        if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
