@@ -203,10 +203,11 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
       a[t] = hn::BitCast(df, abits[t]);
     }
     MF near_grid[G];
+    VF est[G];
 #pragma GCC unroll 4
     for (std::size_t t = 0; t < G; ++t) {
-      const auto est = hn::Min(hn::Mul(a[t], vk), vmax);
-      const auto eb = hn::BitCast(du, est);
+      est[t] = hn::Min(hn::Mul(a[t], vk), vmax);
+      const auto eb = hn::BitCast(du, est[t]);
       // Near (a > 0 only: a zero maximum's estimate 0 is exact): the low sh bits of eb within kNear
       // of 0 (mod 2^sh), i.e. est within kNear patterns of a grid value or a power of two (vmax,
       // where est saturates, included); or est below the normal range (vmin_normal; 2^-126 for
@@ -216,22 +217,27 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
 #else
       const auto off_grid = hn::RebindMask(df, NoBitSet(di, hn::BitCast(di, hn::Add(eb, vnear)), near_bits));
 #endif
-      near_grid[t] = hn::AndNot(hn::Eq(a[t], zero), hn::Or(off_grid, hn::Lt(est, vmin_normal)));
-      if (s.ue8m0) {
-        p[t] = hn::ShiftRight<23>(hn::Add(eb, vround));
-      } else {
-        const auto pn = hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
-        const auto ps = hn::BitCast(du, hn::ConvertTo(di, hn::Ceil(hn::Mul(est, vsub_scale))));
-        p[t] = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est, vmin_normal)), ps, pn);
-      }
+      near_grid[t] = hn::AndNot(hn::Eq(a[t], zero), off_grid);
+      // Normal estimates: the pattern from est's bits; the rest below.
+      p[t] = s.ue8m0 ? hn::ShiftRight<23>(hn::Add(eb, vround)) : hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
     }
     // The exact check, one step either way (see above), needed only when a lane's estimate lies
     // within kNear f32 patterns of a grid value, or is not a normal f32 of the normal range of the
-    // grid (where the pattern arithmetic above is not the rounding up of a relative estimate).
+    // grid (where the pattern arithmetic above is not the rounding up of a relative estimate; a
+    // zero maximum's est 0 among them). Otherwise every p is a normal pattern, whose value is its
+    // bits moved back (c below): the subnormal arithmetic runs only for groups that need it.
     auto near = hn::Lt(zero, zero);
 #pragma GCC unroll 4
-    for (std::size_t t = 0; t < G; ++t) near = hn::Or(near, near_grid[t]);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, near))) {
+    for (std::size_t t = 0; t < G; ++t) near = hn::Or(near, hn::Or(near_grid[t], hn::Lt(est[t], vmin_normal)));
+    const bool slow = !hn::AllFalse(df, near);
+    if (HWY_UNLIKELY(slow)) {
+      if (!s.ue8m0) {
+#pragma GCC unroll 4
+        for (std::size_t t = 0; t < G; ++t) {
+          const auto ps = hn::BitCast(du, hn::ConvertTo(di, hn::Ceil(hn::Mul(est[t], vsub_scale))));
+          p[t] = hn::IfThenElse(hn::RebindMask(du, hn::Lt(est[t], vmin_normal)), ps, p[t]);
+        }
+      }
       MF short_of[G], past[G];
       VU pm[G];
 #pragma GCC unroll 4
@@ -254,7 +260,11 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
 #pragma GCC unroll 4
     for (std::size_t t = 0; t < G; ++t) {
       hn::StoreU(p[t], du, bdst + t * N);
-      c[t] = value(p[t]);
+      if (HWY_UNLIKELY(slow)) {
+        c[t] = value(p[t]);
+      } else {
+        c[t] = hn::BitCast(df, s.ue8m0 ? hn::ShiftLeft<23>(p[t]) : hn::Add(hn::ShiftLeftSame(p[t], sh), vbias));
+      }
     }
     // e = c * g, exact in f64 (at most 11 + 24 bits).
     auto ce = [&](hn::Vec<decltype(dh)> h) QSCHEME_INLINE_LAMBDA {
