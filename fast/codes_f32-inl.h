@@ -135,15 +135,17 @@ HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, const
   // 2^-3 (16-19), 2^-2 (20-23), 2^-1 (24-27), 2^0 (28-31); 8-15 never occur.
   const __m512i lo = _mm512_setr_epi32(4, 5, 5, 6, 6, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4);
-  // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the
-  // lower clamp on the bits: [0.2f, 6.5f].
   hn::Vec<decltype(di)> a;
   if constexpr (kClamp) {
+    // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the
+    // lower clamp on the bits: [0.2f, 6.5f].
     const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(r.raw, _mm512_set1_ps(6.5f), 0x0A))};
     a = hn::Max(y, k.e2m1_floor);
   } else {
     // No scale saturated (the caller's clamp flag): |x/e| <= 6, so |r| < 8 and max(|r|, 0.2) in
-    // one vrangeps (the operand of the greater magnitude, sign cleared) stays within the table.
+    // one vrangeps (the operand of the greater magnitude, sign cleared) stays within the table
+    // (binade 2^2 gives 7 from 5 on). A lane at 6 or 7 is flagged and redone: not a boundary,
+    // only a point of the flag's grid.
     a = hn::BitCast(di, hn::Vec<DF>{_mm512_range_ps(r.raw, hn::BitCast(df, k.e2m1_floor).raw, 0x0B)});
   }
   const hn::Vec<decltype(di)> mag{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
