@@ -145,10 +145,13 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   }
 
   const bool native = p.bits == 8 && p.nq == 1;
-  // Whether an e2m1 block scale can saturate at the grid's max, so that |x/e| may exceed W/2 = 6.
-  // Never under a global: g >= 2 max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which
-  // is on the grid. Nor when Dmax * W/2 reaches past the largest f32 (ue8m0, f32, bf16 grids).
-  const bool e2m1_may_saturate = !p.two && p.Dmax * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
+  // Whether a block scale can saturate at the grid's max, so that |x/e| may exceed W/2 (then the
+  // codes of symmetric integers and e2m1 need their clamp). Never under a global: g >= 2 max|x| /
+  // (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the grid's max
+  // times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then cannot pass
+  // it. Otherwise each unit decides from its largest block maximum.
+  const bool may_saturate =
+      !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   const kernels::FusedKernels kf = kernels::Fused();
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
@@ -178,12 +181,11 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
         kernels::CodeSpec cs = p.code;
         cs.x_just_read = !prepass;
-        const bool symmetric = cs.fmt < 0 && cs.lo == -cs.hi;
         // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
-        // (QuantizeCodes' clamp flag); for e2m1 that is often known for every unit (above).
-        const bool e2m1 = cs.fmt == scalar::kE2M1;
-        const bool needs_top = symmetric || (e2m1 && e2m1_may_saturate);
-        if (e2m1 && !e2m1_may_saturate) cs.clamp = false;
+        // (QuantizeCodes' clamp flag).
+        const bool clamp_kind = (cs.fmt < 0 && cs.lo == -cs.hi) || cs.fmt == scalar::kE2M1;
+        const bool needs_top = clamp_kind && may_saturate;
+        if (clamp_kind && !may_saturate) cs.clamp = false;
         const std::uint32_t* a = nullptr;
         std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
         if (prepass) {
