@@ -167,14 +167,18 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   const bool may_far = s.ue8m0 || s.emin - s.m < -100 || s.max > 0x1p100;
   const auto zero = hn::Zero(df);
   const auto one_u = hn::Set(du, 1u);
-  auto value = [&](VU p) QSCHEME_INLINE_LAMBDA {  // the grid value of pattern p, exact
+  // The grid value of a normal pattern p (ue8m0: p > 0), exact: its bits moved back.
+  auto normal_value = [&](VU p) QSCHEME_INLINE_LAMBDA {
+    return hn::BitCast(df, s.ue8m0 ? hn::ShiftLeft<23>(p) : hn::Add(hn::ShiftLeftSame(p, sh), vbias));
+  };
+  auto value = [&](VU p) QSCHEME_INLINE_LAMBDA {  // the grid value of any pattern p, exact
     if (s.ue8m0) {
       // 2^(p - 127); p == 0 is 2^-127, the f32 subnormal 0x00400000.
-      return hn::BitCast(df, hn::IfThenElse(hn::Eq(p, hn::Zero(du)), hn::Set(du, 0x00400000u), hn::ShiftLeft<23>(p)));
+      return hn::IfThenElse(hn::RebindMask(df, hn::Eq(p, hn::Zero(du))), hn::BitCast(df, hn::Set(du, 0x00400000u)),
+                            normal_value(p));
     }
-    const auto normal = hn::BitCast(df, hn::Add(hn::ShiftLeftSame(p, sh), vbias));
     const auto sub = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, p)), vstep);
-    return hn::IfThenElse(hn::RebindMask(df, hn::Lt(p, vone_m)), sub, normal);
+    return hn::IfThenElse(hn::RebindMask(df, hn::Lt(p, vone_m)), sub, normal_value(p));
   };
   // x * g against a for an exact x = c * hw: d has the sign of x * g - a and is zero exactly when
   // it is (see above).
@@ -260,11 +264,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
 #pragma GCC unroll 4
     for (std::size_t t = 0; t < G; ++t) {
       hn::StoreU(p[t], du, bdst + t * N);
-      if (HWY_UNLIKELY(slow)) {
-        c[t] = value(p[t]);
-      } else {
-        c[t] = hn::BitCast(df, s.ue8m0 ? hn::ShiftLeft<23>(p[t]) : hn::Add(hn::ShiftLeftSame(p[t], sh), vbias));
-      }
+      c[t] = HWY_UNLIKELY(slow) ? value(p[t]) : normal_value(p[t]);
     }
     // e = c * g, exact in f64 (at most 11 + 24 bits).
     auto ce = [&](hn::Vec<decltype(dh)> h) QSCHEME_INLINE_LAMBDA {
