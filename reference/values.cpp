@@ -65,7 +65,9 @@ Result<ExactValue> code_value(Value v, std::int32_t code) {
   ExactValue out;
   if (!vi.is_float) {
     if (code < vi.lo || code > vi.hi) {
-      return Result<ExactValue>(ErrorCode::corrupt_bytes, *code_problem(v, code));
+      return Result<ExactValue>(ErrorCode::corrupt_bytes,
+                                code_problem(v, code).value_or("code " + std::to_string(code) + " is outside " +
+                                                               std::string(vi.name) + "'s range"));
     }
     out.exact = Rational(code);
     out.negative = code < 0;
