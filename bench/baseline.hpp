@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +30,7 @@
 #include <malloc.h>
 #endif
 
+#include "bench/aligned_buffer.hpp"
 #include "fast/big_buffer.hpp"
 #include "fast/fast.hpp"
 #include "fast/fused.h"
@@ -42,8 +44,8 @@ inline constexpr std::size_t kDefaultMiB = 64;
 inline constexpr std::uint64_t kRowLength = 4096;  // inputs are [n / 4096, 4096] (or [n] if smaller)
 
 // Normal-ish f32 data from a fixed seed (mt19937(1), N(0, 1)).
-inline std::vector<float> make_input(std::size_t n, std::uint32_t seed = 1) {
-  std::vector<float> v(n);
+inline Buffer<float> make_input(std::size_t n, std::uint32_t seed = 1) {
+  Buffer<float> v(n);
   std::mt19937 rng(seed);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (auto& f : v) f = nd(rng);
@@ -156,6 +158,9 @@ struct Kernel {
   Api api = Api::bytes;
   bool streamed = false;  // dequantize: outputs written by streaming stores (kernels::SetStreamBytes(0))
   bool first_call = false;  // before each timed call, all memory the library keeps is given back
+  // quantize: the input starts this many bytes past a page (a copy of it), as a malloc'd tensor
+  // does (16): the benchmark's own buffers are page-aligned (bench/aligned_buffer.hpp).
+  std::size_t input_offset = 0;
 };
 
 // The kernels both benchmark binaries measure.
@@ -180,6 +185,11 @@ inline const std::vector<Kernel>& kernels() {
       // As a process's first call: its scratch fresh from the kernel (KernelRun::before_timing).
       {"quantize nvfp4 first call", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass, false, true},
       {"dequantize q8_0 first call", "q8_0", Profile::exact, Direction::dequantize, Api::bytes_single_pass, false, true},
+      // The input 16 bytes past a line, as malloc places a large tensor.
+      {"quantize q8_0 input 16 B past a line", "q8_0", Profile::exact, Direction::quantize, Api::bytes_single_pass, false,
+       false, 16},
+      {"quantize nvfp4 input 16 B past a line", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass,
+       false, false, 16},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -190,7 +200,17 @@ inline const std::vector<Kernel>& kernels() {
 // Buffers of one kernel on one input; run() is one timed call of the engine.
 class KernelRun {
  public:
-  KernelRun(const Kernel& k, const std::vector<float>& x) : kernel_(k), x_(x) {
+  KernelRun(const Kernel& k, std::span<const float> x) : kernel_(k), x_(x) {
+    if (k.input_offset % sizeof(float) != 0) {
+      status_ = Status(ErrorCode::invalid_argument, "input_offset must be a multiple of 4 bytes");
+      return;
+    }
+    if (k.input_offset != 0) {
+      const std::size_t skip = k.input_offset / sizeof(float);
+      shifted_.resize(skip + x.size());
+      std::copy(x.begin(), x.end(), shifted_.begin() + static_cast<std::ptrdiff_t>(skip));
+      x_ = std::span<const float>(shifted_.data() + skip, x.size());
+    }
     auto s = parse_scheme(k.scheme);
     if (!s) {
       status_ = s.status();
@@ -222,11 +242,12 @@ class KernelRun {
         status_ = b.status();
         return;
       }
-      bytes_ = std::move(*b);
+      bytes_.assign(b->begin(), b->end());
       out_.resize(x.size());
     }
   }
   const Status& status() const { return status_; }
+  std::span<const float> input() const { return x_; }  // what run() quantizes
 
   // Untimed, before each timed run(): for a first-call row, hands the thread's kept scratch
   // mapping (fast/big_buffer.hpp) and malloc's free memory back to the kernel, so that the call
@@ -261,7 +282,8 @@ class KernelRun {
 
  private:
   Kernel kernel_;
-  const std::vector<float>& x_;
+  std::span<const float> x_;
+  Buffer<float> shifted_;  // the input at input_offset, when there is one
   Status status_;
   Scheme scheme_{};
   std::vector<std::uint64_t> shape_;
@@ -269,9 +291,30 @@ class KernelRun {
   std::vector<std::int32_t> codes_;
   std::vector<std::uint32_t> scale_bits_;
   std::uint32_t global_bits_ = 0;
-  std::vector<std::uint8_t> bytes_;
+  Buffer<std::uint8_t> bytes_;
   QuantizedTensor q_{};
-  std::vector<float> out_;
+  Buffer<float> out_;
+};
+
+// Reads a buffer of its own before a timed call, so that the call finds neither its input nor
+// the previous call's output in any cache: every row starts cold. Without it a call ran on what
+// the call before left in the L3, and how much that was depended on the pair (the last lines one
+// call read are the first the next one misses, or not): the ratio of a kernel to the baseline
+// run just after it measured the order of the runs as much as the kernel.
+class CacheEvictor {
+ public:
+  explicit CacheEvictor(std::size_t bytes) : buf_(bytes / sizeof(std::uint64_t)) {
+    for (std::size_t i = 0; i < buf_.size(); ++i) buf_[i] = i;
+  }
+  void operator()() {
+    std::uint64_t sum = 0;
+    for (std::uint64_t v : buf_) sum += v;
+    sink_ = sum;
+  }
+
+ private:
+  Buffer<std::uint64_t> buf_;
+  volatile std::uint64_t sink_ = 0;
 };
 
 // Best (smallest) wall time in seconds of `reps` calls of f.

@@ -26,12 +26,22 @@ namespace {
 namespace qb = qscheme::bench;
 constexpr std::size_t kN = qb::kDefaultMiB * (std::size_t{1} << 20) / sizeof(float);
 
-const std::vector<float>& Input() {
-  static const std::vector<float> x = qb::make_input(kN);
+const qb::Buffer<float>& Input() {
+  static const qb::Buffer<float> x = qb::make_input(kN);
   return x;
 }
 
 double g_base_q = 0, g_base_dq = 0;  // baseline GB/s
+
+// Before every timed call, as `qscheme bench` does (its --evict-mib; here QSCHEME_BENCH_EVICT_MIB,
+// default 512): every call starts with cold caches.
+void Evict() {
+  static qb::CacheEvictor evict([] {
+    const char* m = std::getenv("QSCHEME_BENCH_EVICT_MIB");
+    return static_cast<std::size_t>(m ? std::strtoull(m, nullptr, 10) : 512) << 20;
+  }());
+  evict();
+}
 
 void Report(benchmark::State& state, double seconds, double base, bool is_baseline, double* store) {
   const double gbps = static_cast<double>(state.iterations()) * kN * sizeof(float) / seconds / 1e9;
@@ -58,9 +68,10 @@ template <class Fn>
 void QuantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
   const unsigned threads = ApplyThreads();
   const auto& x = Input();
-  std::vector<std::uint8_t> out(kN);
+  qb::Buffer<std::uint8_t> out(kN);
   double secs = 0;
   for (auto _ : state) {
+    Evict();
     secs += Timed([&] { fn(x.data(), out.data(), kN, threads); });
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -72,11 +83,12 @@ void QuantizeBaseline(benchmark::State& state, Fn fn, const double* base, double
 template <class Fn>
 void DequantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
   const unsigned threads = ApplyThreads();
-  std::vector<std::uint8_t> in(kN);
+  qb::Buffer<std::uint8_t> in(kN);
   for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
-  std::vector<float> out(kN);
+  qb::Buffer<float> out(kN);
   double secs = 0;
   for (auto _ : state) {
+    Evict();
     secs += Timed([&] { fn(in.data(), out.data(), kN, threads); });
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -113,6 +125,7 @@ void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   for (auto _ : state) {
     qscheme::Status st;
     run.before_timing();
+    Evict();
     secs += Timed([&] { st = run.run(); });
     if (!st.ok()) state.SkipWithError(st.to_string().c_str());
     benchmark::ClobberMemory();
@@ -129,6 +142,7 @@ void BM_quantize_encode(benchmark::State& state, const char* scheme) {
   const auto shape = qb::input_shape(kN);
   double secs = 0;
   for (auto _ : state) {
+    Evict();
     secs += Timed([&] {
       auto q = qscheme::fast::quantize(s, shape, Input());
       if (!q) state.SkipWithError(q.status().to_string().c_str());
