@@ -281,7 +281,7 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--evict-mib", args->evict_mib,
                   "MiB read before every timed call so that it starts with cold caches (default 512; 0: each call "
                   "runs on what the previous one left in cache)")
-      ->check(CLI::Range(0, 65536));
+      ->check(CLI::Range(0, 4096));
   app->add_flag("--vs-reference", args->vs_reference,
                 "time reference vs fast (quantize, dequantize) on 1 MiB for every supported tuple");
   app->add_option("--schemes", args->schemes, "with --vs-reference: ';'-separated schemes or presets instead");
