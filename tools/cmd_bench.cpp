@@ -128,14 +128,16 @@ int run_kernels(const BenchArgs& args) {
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
-  fmt::print("qscheme bench: {} MiB of f32 ({} elements), target {}, {} thread(s) on CPUs {}, best of {}\n", args.mib,
-             n, fast::current_target(), threads, allowed_cpus(), args.reps);
+  fmt::print("qscheme bench: {} MiB of f32 ({} elements), target {}, {} thread(s) on CPUs {}, best of {}, {}\n",
+             args.mib, n, fast::current_target(), threads, allowed_cpus(), args.reps,
+             args.evict_mib ? fmt::format("every call cold ({} MiB read before it)", args.evict_mib)
+                            : std::string("every call warm (--evict-mib 0)"));
   fmt::print("quantize = fast::quantize_to_bytes (f32 -> serialized bytes, calibration included), "
              "dequantize = fast::dequantize_from_bytes; OutputPolicy single_pass unless the row says "
              "untouched-on-error; first-call rows: before each timed call the library's kept scratch and malloc's "
              "free memory go back to the kernel, as for a process's first call; (i32 codes) rows: quantize_into / "
              "dequantize_into; ratios against baseline runs "
-             "interleaved with each kernel's. The streaming baselines (ratio to their plain loop) write as the "
+             "interleaved with each kernel's; buffers page-aligned, except the input of the rows that say otherwise. The streaming baselines (ratio to their plain loop) write as the "
              "engine does with streaming stores on (the streamed row; QSCHEME_STREAM_BYTES); the two-pass "
              "baseline's ratio (to read4 write1) bounds two-level kernels such as nvfp4, which must read the input "
              "twice; its prefetched row runs the engine's max |x| pass and a prefetching second pass\n");
