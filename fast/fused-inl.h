@@ -34,6 +34,7 @@
 
 #include "fast/codes_f32-inl.h"
 #include "fast/fused.h"
+#include "fast/prefetch_window.hpp"
 #include "fast/simd_common-inl.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -692,10 +693,12 @@ HWY_INLINE void QuantizeCodesT(const float* HWY_RESTRICT x, std::size_t len, std
   // previous unit's loop, and every line gets about a unit and a half of lead instead of a few
   // dozen ns for the last ones, which then stalled the next calibration. Measured at 64 MiB with
   // 2048-column units (docs/PERFORMANCE.md): q8_0 0.178 -> 0.157 ns per element.
+  // The window's start is then moved by up to a page so that it begins 1 KiB into one
+  // (prefetch_window.hpp): at a fixed lead, q8_0 ran up to 12% slower for some page offsets of x.
   // When x comes cold (maxima from a prepass: nvfp4, untouched-on-error) the loop's own lines are
   // the ones to ask for, kColdLead floats ahead: nvfp4 0.266 -> 0.252 ns per element against the
   // window above (docs/PERFORMANCE.md).
-  const float* pf = c.x_just_read ? x + len + kReadAhead : x + kColdLead;
+  const float* pf = c.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
   std::size_t i = 0, b = 0, left = bw ? vpb - (start % bw) / N : vpb;
   std::size_t packed = 0;  // nibbles: codes before this one are packed
   if (!any_far && bw != 0 && start % bw == 0 && len >= bw && (vpb & (vpb - 1)) == 0) {

@@ -16,6 +16,7 @@
 
 #include "fast/fused.h"
 #include "fast/kernels.h"
+#include "fast/prefetch_window.hpp"
 #include "fast/scalar.h"
 #include "hwy/targets.h"
 
@@ -143,6 +144,20 @@ BOOST_AUTO_TEST_CASE(targets_are_listed_and_forceable) {
   BOOST_TEST(!k::ForceTarget("NOT_A_TARGET"));
   BOOST_TEST(k::ForceTarget("auto"));
   BOOST_TEST(k::CurrentTarget() == names.front());
+}
+
+BOOST_AUTO_TEST_CASE(prefetch_window_starts_at_its_page_phase_within_a_page_of_the_least_lead) {
+  // Every 4-byte page offset of the next unit's first float, and two minimum leads.
+  alignas(4096) static float page[3 * 4096 / sizeof(float)];
+  for (std::size_t min_lead : {std::size_t{1024}, std::size_t{1000}}) {
+    for (std::size_t k = 0; k < 4096 / sizeof(float); ++k) {
+      const float* next = page + k;
+      const std::size_t lead = qscheme::fast::kernels::WindowLead(next, min_lead);
+      BOOST_TEST(lead >= min_lead);
+      BOOST_TEST(lead < min_lead + 4096 / sizeof(float));
+      BOOST_TEST(reinterpret_cast<std::uintptr_t>(next + lead) % 4096 == qscheme::fast::kernels::kWindowPagePhase);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(max_abs_bits) {
