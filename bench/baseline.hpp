@@ -41,6 +41,9 @@
 namespace qscheme::bench {
 
 inline constexpr std::size_t kDefaultMiB = 64;
+// What CacheEvictor reads before every timed call, by default and at most (more than the
+// largest L3 seen, 508 MiB; the cap keeps a mistyped value from exhausting memory).
+inline constexpr std::size_t kDefaultEvictMiB = 512, kMaxEvictMiB = 4096;
 inline constexpr std::uint64_t kRowLength = 4096;  // inputs are [n / 4096, 4096] (or [n] if smaller)
 
 // Normal-ish f32 data from a fixed seed (mt19937(1), N(0, 1)).

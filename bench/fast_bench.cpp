@@ -12,6 +12,7 @@
 // --threads is not a benchmark flag: set QSCHEME_BENCH_THREADS=n (the baselines use as many).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <vector>
@@ -34,11 +35,12 @@ const qb::Buffer<float>& Input() {
 double g_base_q = 0, g_base_dq = 0;  // baseline GB/s
 
 // Before every timed call, as `qscheme bench` does (its --evict-mib; here QSCHEME_BENCH_EVICT_MIB,
-// default 512): every call starts with cold caches.
+// default and cap as there): every call starts with cold caches.
 void Evict() {
   static qb::CacheEvictor evict([] {
     const char* m = std::getenv("QSCHEME_BENCH_EVICT_MIB");
-    return static_cast<std::size_t>(m ? std::strtoull(m, nullptr, 10) : 512) << 20;
+    const std::size_t mib = m ? static_cast<std::size_t>(std::strtoull(m, nullptr, 10)) : qb::kDefaultEvictMiB;
+    return std::min(mib, qb::kMaxEvictMiB) << 20;
   }());
   evict();
 }

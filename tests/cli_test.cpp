@@ -587,7 +587,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
 }
 
 BOOST_AUTO_TEST_CASE(bench_inputs_sit_where_the_rows_say) {
-  // The baselines' split loads on an input 16 bytes past a line made them 10-25% slower than the
+  // The baselines' split loads on an input 16 bytes past a line made them 13-30% slower than the
   // memory allows (docs/PERFORMANCE.md, thirteenth session): the benchmark's buffers are
   // page-aligned, and only the rows that say so move the input.
   const std::size_t n = 4096 * 3;

@@ -34,7 +34,7 @@ struct BenchArgs {
   int reps = 5;
   bool vs_reference = false;
   int sweeps = 2;
-  std::size_t evict_mib = 512;
+  std::size_t evict_mib = bench::kDefaultEvictMiB;
   std::optional<std::string> schemes;
   std::optional<std::string> target;
   std::optional<std::string> cpus;
@@ -283,7 +283,7 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--evict-mib", args->evict_mib,
                   "MiB read before every timed call so that it starts with cold caches (default 512; 0: each call "
                   "runs on what the previous one left in cache)")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Range(std::size_t{0}, bench::kMaxEvictMiB));
   app->add_flag("--vs-reference", args->vs_reference,
                 "time reference vs fast (quantize, dequantize) on 1 MiB for every supported tuple");
   app->add_option("--schemes", args->schemes, "with --vs-reference: ';'-separated schemes or presets instead");
