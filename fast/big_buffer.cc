@@ -10,6 +10,8 @@ namespace qscheme::fast::detail {
 namespace {
 
 constexpr std::size_t kHuge = std::size_t{2} << 20;
+constexpr std::size_t kKeepFrom = std::size_t{64} << 10;  // glibc maps 128 KiB and more afresh
+constexpr std::size_t kPage = std::size_t{4} << 10;
 
 #if defined(__linux__)
 constexpr bool kMapped = true;
@@ -17,11 +19,17 @@ constexpr bool kMapped = true;
 constexpr bool kMapped = false;
 #endif
 
-bool mapped(std::size_t cap) { return kMapped && cap >= kHuge; }
+bool mapped(std::size_t cap) { return kMapped && cap >= kKeepFrom; }
 
 #if defined(__linux__)
-BigBlock map_huge(std::size_t bytes) {
+BigBlock map_fresh(std::size_t bytes) {
   if (bytes > SIZE_MAX - 2 * kHuge) throw std::bad_alloc();
+  if (bytes < kHuge) {  // no whole huge page to advise: page-aligned is enough
+    const std::size_t len = (bytes + kPage - 1) / kPage * kPage;
+    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return {p, len};
+  }
   const std::size_t len = (bytes + kHuge - 1) / kHuge * kHuge;
   // Over-map by one huge page, then trim, so that the block starts on a 2 MiB boundary: only
   // whole, aligned 2 MiB ranges can be backed by huge pages.
@@ -52,8 +60,10 @@ thread_local Kept kept;
 
 BigBlock big_alloc(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (!mapped(bytes)) {
-    const std::size_t cap = (bytes + 63) / 64 * 64;
+  if (bytes > SIZE_MAX - 2 * kHuge) throw std::bad_alloc();
+  // big_free tells the two kinds apart by cap alone.
+  const std::size_t cap = (bytes + 63) / 64 * 64;
+  if (!mapped(cap)) {
     void* p = std::aligned_alloc(64, cap);
     if (!p) throw std::bad_alloc();
     return {p, cap};
@@ -64,7 +74,7 @@ BigBlock big_alloc(std::size_t bytes) {
     kept.b = {};
     return b;
   }
-  return map_huge(bytes);
+  return map_fresh(bytes);
 #else
   return {};
 #endif

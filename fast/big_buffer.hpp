@@ -1,12 +1,16 @@
 // Whole-tensor scratch of one call: the block maxima of a two-pass quantize, the decoded scales
-// of a dequantize. Arrays of 2 MiB or more are mapped on their own and advised onto 2 MiB pages
-// (madvise(MADV_HUGEPAGE)), and each thread keeps its largest such mapping for its next call.
+// of a dequantize. Arrays of 64 KiB or more are mapped on their own, and each thread keeps its
+// largest such mapping for its next call; those of 2 MiB or more start on a 2 MiB boundary and
+// are advised onto 2 MiB pages (madvise(MADV_HUGEPAGE)).
 // Why: the first touch of a 4 KiB page cost about 13 us on the VM this was measured on, so a call
 // whose 4 MiB scratch came fresh from the kernel (every first call, and any call larger than the
-// ones before) ran three times as long as the same call with the scratch recycled by malloc; and
-// fresh huge pages on every call cost a steady stream of calls about a third (zeroing, and
-// compaction when none is free). Kept: at most one mapping per thread, the largest scratch that
-// thread has used (1/16 of its largest input for nvfp4), freed when the thread exits
+// ones before) ran three times as long as the same call with recycled scratch; and fresh huge
+// pages on every call cost a steady stream of calls about a third (zeroing, and compaction when
+// none is free). Nor does malloc recycle reliably: glibc serves aligned_alloc of 128 KiB and more
+// from a fresh mmap on every call, so until the 64 KiB bound (it was 2 MiB) a 16 MiB nvfp4 tensor's
+// 1 MiB of maxima faulted in on every call, which took 3.3 times as long as it should
+// (docs/PERFORMANCE.md, "Fourteenth session"). Kept: at most one mapping per thread, the largest
+// scratch that thread has used (1/16 of its largest input for nvfp4), freed when the thread exits
 // (docs/PERFORMANCE.md, "First calls"). Where the kernel grants no huge pages the memory is what
 // new[] would give.
 #pragma once
