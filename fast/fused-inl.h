@@ -439,9 +439,10 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
 
 // Max |x| bits of whole blocks, N blocks at a time: each block's vectors fold into one vector,
 // and ConcatMaxTree reduces the N of them so that lane k holds block k's maximum -- no per-block
-// horizontal reduction.
-HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
-                                               std::uint32_t* HWY_RESTRICT amax) {
+// horizontal reduction. kAhead: the prefetch distance in floats (kReadAhead, kPrepassAhead).
+template <std::size_t kAhead>
+HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                          std::uint32_t* HWY_RESTRICT amax) {
   const hn::ScalableTag<std::int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
   constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
@@ -450,14 +451,14 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
   // n: a multiple of N; inlined with a constant n below, so that a group's leaves are straight-line
   // code (a loop per leaf costs address arithmetic that spills). One prefetch per 64-byte line.
   auto fold = [&](const float* b, std::size_t n) {
-    hwy::Prefetch(b + kReadAhead);
+    hwy::Prefetch(b + kAhead);
     auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
 #if QSCHEME_MUTANT == 21  // mutant 21: a block's maximum ignores its last vector (blocks of 2 or more vectors)
     for (std::size_t i = N; i + N < n; i += N) {
 #else
     for (std::size_t i = N; i < n; i += N) {
 #endif
-      if (i % 16 == 0) hwy::Prefetch(b + i + kReadAhead);
+      if (i % 16 == 0) hwy::Prefetch(b + i + kAhead);
       m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
     }
     return m0;
@@ -502,6 +503,15 @@ HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std:
     amax[nfull] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
   }
   return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
+}
+
+HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                               std::uint32_t* HWY_RESTRICT amax) {
+  return BlockMaxAbsBitsT<kReadAhead>(x, len, bw, amax);
+}
+HWY_NOINLINE std::uint32_t PrepassBlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                                      std::uint32_t* HWY_RESTRICT amax) {
+  return BlockMaxAbsBitsT<kPrepassAhead>(x, len, bw, amax);
 }
 
 // ---------------------------------------------------------------------------- codes

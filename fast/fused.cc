@@ -17,6 +17,7 @@
 namespace qscheme::fast::kernels {
 
 HWY_EXPORT(BlockMaxAbsBitsImpl);
+HWY_EXPORT(PrepassBlockMaxAbsBitsImpl);
 HWY_EXPORT(ScalesFromMaxImpl);
 HWY_EXPORT(QuantizeCodesImpl);
 HWY_EXPORT(PackRowImpl);
@@ -35,6 +36,9 @@ HWY_EXPORT(StreamCopyImpl);
 
 std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
   return QSCHEME_FUSED_CALL(BlockMaxAbsBitsImpl)(x, len, bw, amax);
+}
+std::uint32_t PrepassBlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax) {
+  return QSCHEME_FUSED_CALL(PrepassBlockMaxAbsBitsImpl)(x, len, bw, amax);
 }
 ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits, double* e,
                          float* inv, std::uint32_t* tight, std::uint32_t* lowest) {

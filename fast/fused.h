@@ -59,6 +59,9 @@ ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleS
 // partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity. Returns the
 // largest amax[k]. Precondition: lanes divide bw.
 std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+// The same, prefetching as suits one call over many rows of input not in cache (a prepass over a
+// whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, fourteenth session).
+std::uint32_t PrepassBlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
 
 // Value kind of one-byte codes: integers in [lo, hi] (fmt < 0), or a minifloat (fmt 0 e4m3,
 // 1 e5m2, 2 e2m1) whose code is its bit pattern.

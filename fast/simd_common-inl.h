@@ -37,6 +37,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 4 KiB page: with the prefetch, the max |x| pass over 64 MiB runs about a third faster here
 // (docs/PERFORMANCE.md).
 inline constexpr std::size_t kReadAhead = 1024;
+// The same for a prepass that takes the block maxima of a whole tensor in one call (2 KiB). On
+// page-aligned input the 4 KiB lead left that pass 10-15% slower than a plain max loop with no
+// prefetch at all; 2 KiB took it to within 5-10% (3 KiB about the same, 1 KiB and none slower).
+// The per-unit calibration of single-pass quantizers keeps 4 KiB: 2 KiB cost quantize q8_0 1-2%.
+inline constexpr std::size_t kPrepassAhead = 512;
 // How far ahead (in floats: 6 KiB) a code loop prefetches input it reads cold, after a prepass
 // took the block maxima (QuantizeCodesT). Measured against 1 to 8 KiB; more lead was slower.
 inline constexpr std::size_t kColdLead = 1536;

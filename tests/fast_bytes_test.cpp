@@ -258,6 +258,43 @@ BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_for_every_supported_scheme)
   BOOST_TEST(fused > (qscheme::testing::kSanitized ? 250u : 1000u));
 }
 
+// The prepass takes each thread's rows in one call when the rows hold whole blocks, and row by
+// row otherwise; both, split across 1-3 threads, give the one-thread bytes, and the same error.
+BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
+  const std::vector<std::vector<std::uint64_t>> shapes = {{97, 512}, {37, 1000}, {3, 7, 2048}};
+  const char* schemes[] = {"nvfp4", "q8_0", "mxfp8", "q8s:block[48]=f16", "e2m1:block[16]=ue4m3:tensor=f32"};
+  for (const char* text : schemes) {
+    const auto s = qscheme::parse_scheme(text).value();
+    for (const auto& shape : shapes) {
+      const auto l = qscheme::make_layout(s, shape);
+      if (!l.ok()) continue;
+      auto xs = Tensors(l->elements, 23);
+      auto nan = xs[0];
+      nan[nan.size() - 5] = NAN;
+      xs.push_back(nan);
+      for (std::size_t ti = 0; ti < xs.size(); ++ti) {
+        for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+          fast::set_threads(1);
+          std::vector<std::uint8_t> want(l->total_bytes, kCanary);
+          const auto want_st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, want.data(),
+                                                       want.size(), pol);
+          for (unsigned th : {2u, 3u}) {
+            fast::set_threads(th);
+            std::vector<std::uint8_t> got(l->total_bytes, kCanary);
+            const auto st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, got.data(), got.size(), pol);
+            BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " tensor " << ti << " threads "
+                                    << th << " untouched " << (pol == fast::OutputPolicy::untouched_on_error)) {
+              BOOST_TEST(st.to_string() == want_st.to_string());
+              if (st.ok() || pol == fast::OutputPolicy::untouched_on_error) BOOST_TEST((got == want));
+            }
+          }
+        }
+      }
+    }
+  }
+  fast::set_threads(1);
+}
+
 BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
   using qscheme::ScaleDtype;
   std::mt19937 rng(7);
@@ -455,11 +492,16 @@ BOOST_AUTO_TEST_CASE(block_max_abs_bits_matches_its_scalar_twin_on_every_target)
             }
             top = std::max(top, want[b]);
           }
-          const std::uint32_t got_top = fast::kernels::BlockMaxAbsBits(y.data(), len, bw, got.data());
-          BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " bw " << bw << " len " << len << " poison " << poison) {
-            BOOST_TEST(got == want);
-            BOOST_TEST(got_top == top);
-            if (poison != 0) BOOST_TEST(got[at / bw] >= 0x7F800000u);
+          // The prepass variant differs only in how far ahead it prefetches.
+          for (auto* kernel : {fast::kernels::BlockMaxAbsBits, fast::kernels::PrepassBlockMaxAbsBits}) {
+            std::fill(got.begin(), got.end(), 0xDEADBEEF);
+            const std::uint32_t got_top = kernel(y.data(), len, bw, got.data());
+            BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " bw " << bw << " len " << len << " poison "
+                                         << poison << " prepass " << (kernel != fast::kernels::BlockMaxAbsBits)) {
+              BOOST_TEST(got == want);
+              BOOST_TEST(got_top == top);
+              if (poison != 0) BOOST_TEST(got[at / bw] >= 0x7F800000u);
+            }
           }
         }
       }
