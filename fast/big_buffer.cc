@@ -22,8 +22,8 @@ constexpr bool kMapped = false;
 bool mapped(std::size_t cap) { return kMapped && cap >= kKeepFrom; }
 
 #if defined(__linux__)
+// bytes <= SIZE_MAX - 2 * kHuge (big_alloc checks), so the roundings below cannot wrap.
 BigBlock map_fresh(std::size_t bytes) {
-  if (bytes > SIZE_MAX - 2 * kHuge) throw std::bad_alloc();
   if (bytes < kHuge) {
     // No whole huge page to advise: page-aligned is enough. Populated up front, since every byte
     // is written soon after: one system call instead of a fault per 4 KiB page halved the first
@@ -63,7 +63,7 @@ thread_local Kept kept;
 
 BigBlock big_alloc(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (bytes > SIZE_MAX - 2 * kHuge) throw std::bad_alloc();
+  if (bytes > SIZE_MAX - 2 * kHuge) throw std::bad_alloc();  // for the roundings here and in map_fresh
   // big_free tells the two kinds apart by cap alone.
   const std::size_t cap = (bytes + 63) / 64 * 64;
   if (!mapped(cap)) {
