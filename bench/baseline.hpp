@@ -8,6 +8,8 @@
 //   baseline two-pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
 //     such as nvfp4 must move: its global scale needs the whole tensor's max |x| before any code)
 //   the same with the engine's max |x| pass and prefetching (two-pass prefetched)
+//   two-pass with block maxima: the bytes nvfp4 moves as built, with no arithmetic in its second
+//     pass (two-pass block maxima)
 //
 // A kernel row times one entry point (Api): by default fast::quantize_to_bytes (f32 to Burn's
 // serialized bytes, calibration included) or fast::dequantize_from_bytes, into preallocated
@@ -142,6 +144,39 @@ void baseline_read8_write1_prefetch_range(const float* x0, const float* x1, std:
 
 inline void baseline_two_pass_prefetched(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
   two_pass(x, out, n, threads, fast::kernels::MaxAbsBits, baseline_read8_write1_prefetch_range);
+}
+
+// nvfp4's own traffic with no arithmetic in its second pass: the engine's prepass
+// (fast::kernels::PrepassBlockMaxAbsBits: read x, write a u32 maximum per block of 16), then a
+// pass that reads x and the maxima and writes 0.5 B per element (the codes) and a byte per block
+// (the scales), prefetching x as nvfp4's second pass does. For 64 MiB of input it moves what
+// nvfp4 moves, 158 MiB with the reads for ownership, against the two-pass bound's 144 (nvfp4 keeps
+// its block maxima between the passes: finding them again in the second pass cost more than the
+// 12 MiB it saves, docs/PERFORMANCE.md). nvfp4's ratio over this row's is the share of its own
+// memory traffic's speed that its arithmetic leaves it.
+inline constexpr std::size_t kNvfp4Block = 16;
+void baseline_read4_write_half_blocks_range(const float* x, const std::uint32_t* maxima, std::uint8_t mix,
+                                            std::uint8_t* codes, std::uint8_t* scales, std::size_t n);
+
+// out: ceil(n / 2) code bytes, then ceil(n / 16) scale bytes (at most n bytes from n = 2 on).
+inline void baseline_two_pass_block_maxima(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
+  const std::size_t blocks = (n + kNvfp4Block - 1) / kNvfp4Block;
+  fast::detail::BigBuffer<std::uint32_t> maxima(blocks);  // kept between calls, as nvfp4's are
+  std::uint32_t* const m = maxima.data();
+  std::atomic<std::uint32_t> top{0};
+  // Chunks are 64-element aligned (parallel_chunks), so each starts on a block.
+  parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
+    const std::uint32_t t = fast::kernels::PrepassBlockMaxAbsBits(x + b, e - b, kNvfp4Block, m + b / kNvfp4Block);
+    std::uint32_t cur = top.load();
+    while (t > cur && !top.compare_exchange_weak(cur, t)) {
+    }
+  });
+  const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
+  std::uint8_t* const scales = out + (n + 1) / 2;
+  parallel_chunks(n, threads, [=](std::size_t b, std::size_t e) {
+    baseline_read4_write_half_blocks_range(x + b, m + b / kNvfp4Block, mix, out + b / 2, scales + b / kNvfp4Block,
+                                           e - b);
+  });
 }
 
 enum class Direction { quantize, dequantize };

@@ -6,6 +6,8 @@
 //   baseline_two_pass: read 4 B twice, write 0.5 B per element (the least a two-level quantizer
 //     such as nvfp4 must move); baseline_two_pass_prefetched: the same with the engine's max |x|
 //     pass and prefetching: a two-level kernel with no arithmetic, passes as fast as we found
+//     them; baseline_two_pass_block_maxima: nvfp4's own bytes (the engine's block-maxima prepass,
+//     then codes and scales) with no arithmetic in the second pass
 // Counters: GB/s of f32 data (input for quantize, output for dequantize) and vs_baseline, the
 // ratio of this throughput to the matching baseline's (1.0 = memory-bound like the baseline).
 // Run: build/bin/qscheme_bench [--benchmark_min_time=1] ; QSCHEME_TARGET=AVX2 to force a target;
@@ -118,6 +120,9 @@ void BM_baseline_two_pass(benchmark::State& state) {
 void BM_baseline_two_pass_prefetched(benchmark::State& state) {
   QuantizeBaseline(state, qb::baseline_two_pass_prefetched, &g_base_q, nullptr);
 }
+void BM_baseline_two_pass_block_maxima(benchmark::State& state) {
+  QuantizeBaseline(state, qb::baseline_two_pass_block_maxima, &g_base_q, nullptr);
+}
 
 // One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.
 void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
@@ -169,6 +174,9 @@ int main(int argc, char** argv) {
       ->UseRealTime();
   benchmark::RegisterBenchmark("baseline_two_pass", BM_baseline_two_pass)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_two_pass_prefetched", BM_baseline_two_pass_prefetched)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_two_pass_block_maxima", BM_baseline_two_pass_block_maxima)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
   for (const qb::Kernel& k : qb::kernels()) {

@@ -558,6 +558,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "baseline read1 write4 streaming",
                                           "baseline two-pass read4 read4 write0.5",
                                           "baseline two-pass prefetched",
+                                          "baseline two-pass block maxima",
                                           "quantize q8_0",
                                           "quantize q4_0",
                                           "quantize nvfp4",
@@ -668,6 +669,24 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
           BOOST_TEST(two[i] == 0xAB);  // half a byte per element: the rest is not written
         }
       }
+      // nvfp4's bytes: a code byte per element pair, then a scale byte per block of 16, from the
+      // engine's block maxima; one byte past them stays as it was.
+      const std::size_t nc = (n + 1) / 2, nb = (n + 15) / 16;
+      std::vector<std::uint8_t> blk(nc + nb + 1, 0xAB);
+      qscheme::bench::baseline_two_pass_block_maxima(x.data(), blk.data(), n, threads);
+      for (std::size_t j = 0; j < nc; ++j) {
+        const std::uint32_t lo = std::bit_cast<std::uint32_t>(x[2 * j]);
+        const std::uint32_t hi = 2 * j + 1 < n ? std::bit_cast<std::uint32_t>(x[2 * j + 1]) : 0u;
+        BOOST_TEST(blk[j] == static_cast<std::uint8_t>(((lo >> 28) | ((hi >> 24) & 0xF0u)) ^ mix), "code " << j);
+      }
+      for (std::size_t k = 0; k < nb; ++k) {
+        std::uint32_t m = 0;
+        for (std::size_t i = 16 * k; i < std::min(n, 16 * k + 16); ++i) {
+          m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7FFFFFFFu);
+        }
+        BOOST_TEST(blk[nc + k] == static_cast<std::uint8_t>((m >> 23) ^ mix), "scale " << k);
+      }
+      BOOST_TEST(blk[nc + nb] == 0xAB);
       std::vector<float> d(n, 0.0f);
       qscheme::bench::baseline_read1_write4(q.data(), d.data(), n, threads);
       for (std::size_t i = 0; i < n; ++i) BOOST_TEST(d[i] == static_cast<float>(static_cast<std::int8_t>(q[i])));

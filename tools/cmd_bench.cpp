@@ -98,7 +98,7 @@ int run_kernels(const BenchArgs& args) {
   // The streaming-store loops and the two-pass bound of two-level kernels (bench/baseline.hpp),
   // each interleaved with its plain loop and shown as a ratio to it.
   double sq = 1e300, sq_base = 1e300, sdq = 1e300, sdq_base = 1e300, tbest = 1e300, tbase = 1e300, pbest = 1e300,
-         pbase = 1e300;
+         pbase = 1e300, mbest = 1e300, mbase = 1e300;
   for (int r = 0; r < args.reps; ++r) {
     sq_base = std::min(sq_base, timed([&] { base(bench::Direction::quantize); }));
     sq = std::min(sq, timed([&] { bench::baseline_read4_write1_stream(x.data(), q_out.data(), n, threads); }));
@@ -108,6 +108,8 @@ int run_kernels(const BenchArgs& args) {
     tbest = std::min(tbest, timed([&] { bench::baseline_two_pass(x.data(), q_out.data(), n, threads); }));
     pbase = std::min(pbase, timed([&] { base(bench::Direction::quantize); }));
     pbest = std::min(pbest, timed([&] { bench::baseline_two_pass_prefetched(x.data(), q_out.data(), n, threads); }));
+    mbase = std::min(mbase, timed([&] { base(bench::Direction::quantize); }));
+    mbest = std::min(mbest, timed([&] { bench::baseline_two_pass_block_maxima(x.data(), q_out.data(), n, threads); }));
   }
   const double nd = static_cast<double>(n);
   row("baseline read4 write1", best_q, 0);
@@ -116,6 +118,7 @@ int run_kernels(const BenchArgs& args) {
   row("baseline read1 write4 streaming", sdq, nd / sdq_base);
   row("baseline two-pass read4 read4 write0.5", tbest, nd / tbase);
   row("baseline two-pass prefetched", pbest, nd / pbase);
+  row("baseline two-pass block maxima", mbest, nd / mbase);
   rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
   if (args.json) {
     nlohmann::json j = nlohmann::json::array();
@@ -140,7 +143,9 @@ int run_kernels(const BenchArgs& args) {
              "interleaved with each kernel's; buffers page-aligned, except the input of the rows that say otherwise. The streaming baselines (ratio to their plain loop) write as the "
              "engine does with streaming stores on (the streamed row; QSCHEME_STREAM_BYTES); the two-pass "
              "baseline's ratio (to read4 write1) bounds two-level kernels such as nvfp4, which must read the input "
-             "twice; its prefetched row runs the engine's max |x| pass and a prefetching second pass\n");
+             "twice; its prefetched row runs the engine's max |x| pass and a prefetching second pass; the block "
+             "maxima row moves nvfp4's own bytes (its prepass, then codes and scales) with no arithmetic in the "
+             "second pass\n");
   fmt::print("{:<40} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
   for (const Row& r : rows) {
     fmt::print("{:<40} {:>14.4g} {:>10.3f} {:>12.3f}\n", r.kernel, r.elements_per_s, r.gb_per_s, r.ratio_to_baseline);
