@@ -31,12 +31,9 @@ Status general_dequantize(const Scheme& scheme, Shape shape, const std::uint8_t*
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  auto lr = make_layout(scheme, shape);
+  auto lr = layout_for_bytes(scheme, shape, len);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  if (len != l.total_bytes) {
-    return errors::byte_count(len, l);
-  }
   if (n != l.elements) {
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(n) + " values, the shape has " +
                                                 std::to_string(l.elements) + " elements");

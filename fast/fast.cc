@@ -240,12 +240,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
                      std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
   // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
   if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
-  auto lr = make_layout(scheme, shape);
+  auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  if (n != l.elements) {
-    return errors::input_size(n, l.elements);
-  }
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
@@ -828,12 +825,9 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
 
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  auto lr = make_layout(scheme, shape);
+  auto lr = layout_for_bytes(scheme, shape, bytes.size());
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  if (bytes.size() != l.total_bytes) {
-    return errors::byte_count(bytes.size(), l);
-  }
   QuantizedTensor q;
   q.scheme = scheme;
   q.profile = profile;

@@ -25,12 +25,9 @@ int fmt_of(Value v) { return v == Value::e4m3 ? 0 : (v == Value::e5m2 ? 1 : 2); 
 Status onnx_quantize(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                      std::int32_t* codes, std::uint32_t* scale_bits) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  auto lr = make_layout(scheme, shape);
+  auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  if (n != l.elements) {
-    return errors::input_size(n, l.elements);
-  }
   const bool two = scheme.two_level();
   if (opt.scales) {
     const GivenScales& g = *opt.scales;

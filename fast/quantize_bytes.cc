@@ -86,12 +86,9 @@ struct Scratch {
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  auto lr = make_layout(scheme, shape);
+  auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
-  if (n != l.elements) {
-    return errors::input_size(n, l.elements);
-  }
   if (out_size != l.total_bytes) {
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
                                                 " bytes; the layout needs " + std::to_string(l.total_bytes));

@@ -53,12 +53,9 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                Profile profile) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  auto layout = make_layout(scheme, shape);
+  auto layout = layout_for_bytes(scheme, shape, bytes.size());
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  if (bytes.size() != l.total_bytes) {
-    return errors::byte_count(bytes.size(), l);
-  }
   // From here on every offset is below total_bytes == bytes.size().
 
   QuantizedTensor q;

@@ -14,12 +14,9 @@ namespace qscheme::reference {
 Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
                                  const QuantizeOptions& options) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  Result<Layout> layout = make_layout(scheme, shape);
+  Result<Layout> layout = layout_for_values(scheme, shape, x.size());
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  if (x.size() != l.elements) {
-    return errors::input_size(x.size(), l.elements);
-  }
   StoredScales stored;
   if (options.scales) {
     Result<StoredScales> given = given_scales(scheme, l, *options.scales);

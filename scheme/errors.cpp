@@ -180,4 +180,16 @@ Status bad_native_byte(std::uint64_t element, Value v, std::uint8_t byte) {
 }
 
 }  // namespace errors
+Result<Layout> layout_for_values(const Scheme& s, Shape shape, std::uint64_t values) {
+  Result<Layout> l = make_layout(s, shape);
+  if (l && values != l->elements) return errors::input_size(values, l->elements);
+  return l;
+}
+
+Result<Layout> layout_for_bytes(const Scheme& s, Shape shape, std::uint64_t bytes) {
+  Result<Layout> l = make_layout(s, shape);
+  if (l && bytes != l->total_bytes) return errors::byte_count(bytes, *l);
+  return l;
+}
+
 }  // namespace qscheme

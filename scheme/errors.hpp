@@ -53,4 +53,10 @@ Status nonzero_padding(std::uint64_t storage_element, std::uint64_t byte_offset)
 Status bad_native_byte(std::uint64_t element, Value v, std::uint8_t byte);
 
 }  // namespace errors
+
+// The first step of every quantize and decode, in both engines: the layout, then the input's
+// size against it (errors::input_size, errors::byte_count).
+Result<Layout> layout_for_values(const Scheme& s, Shape shape, std::uint64_t values);
+Result<Layout> layout_for_bytes(const Scheme& s, Shape shape, std::uint64_t bytes);
+
 }  // namespace qscheme
