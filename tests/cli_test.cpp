@@ -12,10 +12,12 @@
 #include <sstream>
 
 #include "bench/baseline.hpp"
+#include "scheme/ostream.hpp"
 #include "tests/run_process.hpp"
 #include "tools/affinity.hpp"
 #include "tools/command.hpp"
 #include "tools/file_io.hpp"
+#include "tools/float_args.hpp"
 #include "tools/npy.hpp"
 #include "tools/qjson.hpp"
 
@@ -269,6 +271,32 @@ BOOST_AUTO_TEST_CASE(golden_quantize_vectors_through_the_cli) {
     }
   }
   BOOST_TEST(checked >= 10);
+}
+
+BOOST_AUTO_TEST_CASE(number_arguments_take_whole_f32_numbers_or_say_which_option_is_wrong) {
+  BOOST_TEST(*cli::parse_f32("0x1p-3", "--global") == 0.125f);
+  BOOST_TEST(*cli::parse_f32("-2.5e1", "--global") == -25.0f);
+  BOOST_TEST(*cli::parse_f32("0.1", "--global") == 0.1f);  // rounded once, by strtof
+  for (const char* bad : {"", " 1", "1 ", "1x", "abc", "1,2"}) {
+    const auto r = cli::parse_f32(bad, "--global");
+    BOOST_REQUIRE_MESSAGE(!r, bad);
+    BOOST_TEST(r.status().code() == ErrorCode::invalid_argument);
+    BOOST_TEST(r.status().message() == "--global: '" + std::string(bad) + "' is not a number");
+  }
+  BOOST_TEST(*cli::parse_f32_list("1,2.5,-0x1p2", "--scales") == (std::vector<float>{1.0f, 2.5f, -4.0f}),
+             boost::test_tools::per_element());
+  for (const char* bad : {"", "1,", ",1", "1,,2", "1;2"}) {
+    const auto r = cli::parse_f32_list(bad, "--scales");
+    BOOST_REQUIRE_MESSAGE(!r, bad);
+    BOOST_TEST(r.status().message().starts_with("--scales: '"));
+  }
+  Scratch tmp;
+  write_npy(tmp / "s.npy", {2}, {0.5f, 3.0f});
+  BOOST_TEST(*cli::parse_f32_list(tmp / "s.npy", "--scales") == (std::vector<float>{0.5f, 3.0f}),
+             boost::test_tools::per_element());
+  const auto missing = cli::parse_f32_list(tmp / "none.npy", "--candidate-scales");
+  BOOST_REQUIRE(!missing);
+  BOOST_TEST(missing.status().code() == ErrorCode::io_error);
 }
 
 BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {

@@ -14,6 +14,7 @@
 #include "scheme/text.hpp"
 #include "tools/check.hpp"
 #include "tools/command.hpp"
+#include "tools/float_args.hpp"
 #include "tools/file_io.hpp"
 #include "tools/npy.hpp"
 #include "tools/qjson.hpp"
@@ -22,42 +23,6 @@ namespace qscheme::cli {
 namespace {
 
 inline constexpr int kExitDiffers = 3;
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-Result<float> parse_f32(const std::string& s, std::string_view what) {
-  char* end = nullptr;
-  errno = 0;
-  const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Status(ErrorCode::invalid_argument, std::string(what) + ": '" + s + "' is not a number");
-  }
-  return v;
-}
-
-Result<std::vector<float>> parse_floats(const std::string& arg, std::string_view what) {
-  if (ends_with(arg, ".npy")) {
-    auto a = npy::read_file(arg);
-    if (!a) return a.status();
-    if (a->dtype != npy::Dtype::f32) {
-      return Status(ErrorCode::unsupported_npy, arg + ": " + std::string(what) + " takes a float32 ('<f4') array");
-    }
-    return a->f32;
-  }
-  std::vector<float> out;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = arg.find(',', pos);
-    auto v = parse_f32(arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos), what);
-    if (!v) return v.status();
-    out.push_back(*v);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
-}
 
 struct CheckArgs {
   std::string scheme;
@@ -78,8 +43,8 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
   oracle::Candidate c;
   std::string kind = a.kind;
   if (kind == "auto") {
-    if (ends_with(a.candidate, ".bin")) kind = "bytes";
-    else if (ends_with(a.candidate, ".npy")) kind = "codes";
+    if (a.candidate.ends_with(".bin")) kind = "bytes";
+    else if (a.candidate.ends_with(".npy")) kind = "codes";
     else kind = "qjson";
   }
   if (kind == "bytes") {
@@ -124,7 +89,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
   c.kind = oracle::CandidateKind::quantized;
   for (std::int64_t v : arr->ints) c.codes.push_back(static_cast<std::int32_t>(v));
   if (a.candidate_scales) {
-    auto s = parse_floats(*a.candidate_scales, "--candidate-scales");
+    auto s = parse_f32_list(*a.candidate_scales, "--candidate-scales");
     if (!s) return s.status();
     std::vector<std::uint32_t> bits;
     for (float v : *s) {
@@ -156,7 +121,7 @@ int run_check(const CheckArgs& a) {
   if (a.global && !a.scales) return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
   if (a.scales) {
     GivenScales given;
-    auto block = parse_floats(*a.scales, "--scales");
+    auto block = parse_f32_list(*a.scales, "--scales");
     if (!block) return report(block.status());
     given.block = std::move(*block);
     if (a.global) {

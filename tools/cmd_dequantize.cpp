@@ -20,10 +20,6 @@
 namespace qscheme::cli {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 struct DequantizeArgs {
   std::string input;
   std::string output;
@@ -66,7 +62,7 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
 
 Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
   const auto& [scheme, shape, profile, bytes] = in;
-  if (ends_with(args.input, ".bin")) {
+  if (args.input.ends_with(".bin")) {
     if (!scheme || !shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
@@ -121,7 +117,7 @@ int run_dequantize(const DequantizeArgs& args) {
   apply_threads(args.threads);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (ends_with(args.input, ".bin")) {
+  if (args.input.ends_with(".bin")) {
     if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
   }
   auto q = load(args, *in, **engine);

@@ -13,28 +13,13 @@
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
 #include "tools/engine.hpp"
+#include "tools/float_args.hpp"
 #include "tools/file_io.hpp"
 #include "tools/npy.hpp"
 #include "tools/qjson.hpp"
 
 namespace qscheme::cli {
 namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// One f32 written in decimal (or hex-float), rounded once to f32 by strtof.
-Result<float> parse_f32(std::string_view text, std::string_view what) {
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const float v = s.empty() ? 0.0f : std::strtof(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Status(ErrorCode::invalid_argument, std::string(what) + ": '" + s + "' is not a number");
-  }
-  return v;
-}
 
 struct QuantizeArgs {
   std::string scheme;
@@ -47,30 +32,6 @@ struct QuantizeArgs {
   std::optional<std::string> global;
   std::optional<unsigned> threads;
 };
-
-Result<std::vector<float>> parse_scales(const std::string& arg) {
-  if (ends_with(arg, ".npy")) {
-    auto a = npy::read_file(arg);
-    if (!a) return a.status();
-    if (a->dtype != npy::Dtype::f32) {
-      return Status(ErrorCode::unsupported_npy,
-                    arg + ": --scales takes a float32 ('<f4') array, got '" + std::string(npy::descr(a->dtype)) + "'");
-    }
-    return a->f32;
-  }
-  std::vector<float> out;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = arg.find(',', pos);
-    const std::string part = arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    auto v = parse_f32(part, "--scales");
-    if (!v) return v.status();
-    out.push_back(*v);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
-}
 
 int run_quantize(const QuantizeArgs& args) {
   auto scheme = parse_scheme(args.scheme);
@@ -92,7 +53,7 @@ int run_quantize(const QuantizeArgs& args) {
   }
   if (args.scales) {
     GivenScales given;
-    auto block = parse_scales(*args.scales);
+    auto block = parse_f32_list(*args.scales, "--scales");
     if (!block) return report(block.status());
     given.block = std::move(*block);
     if (args.global) {
@@ -110,7 +71,7 @@ int run_quantize(const QuantizeArgs& args) {
                                                    std::string(npy::descr(x->dtype)) + "'"});
   }
   std::vector<std::uint8_t> out;
-  if (ends_with(args.output, ".bin")) {
+  if (args.output.ends_with(".bin")) {
     auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
     if (!bytes) return report(bytes.status());
     out = std::move(*bytes);
