@@ -380,7 +380,7 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     const auto eb = hn::ShiftRight<52>(hn::BitCast(du, hn::Max(v, vmin_normal)));  // E + 1023
     const auto p = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<std::uint64_t>(2046 + s.m)), eb)));
     const auto pinv = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(eb, hn::Set(du, static_cast<std::uint64_t>(s.m)))));
-    const auto n = hn::Ceil(hn::Mul(v, p));
+    const auto n = CeilNonNegative(hn::Mul(v, p));
     auto c = hn::Mul(n, pinv);
     hn::Vec<decltype(dd)> code;
     if (s.ue8m0) {
@@ -420,7 +420,11 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     any_far = hn::Or(any_far, hn::And(hn::FirstN(dd, valid), hn::AndNot(hn::Eq(ev, hn::Zero(dd)), far)));
     auto es = hn::IfThenElse(far, hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), ev);
     es = hn::IfThenElse(hn::Eq(ev, hn::Zero(dd)), hn::Set(dd, std::numeric_limits<double>::infinity()), es);
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR  // their DemoteTo takes inf to FLT_MAX
+    hn::StoreU(hn::Div(hn::Set(df, 1.0f), DemoteToF32Overflowing(df, dd, es)), df, idst);
+#else
     hn::StoreU(hn::Div(hn::Set(df, 1.0f), hn::DemoteTo(df, es)), df, idst);
+#endif
   };
   if (s.count_tight) {
     ScaleVectors<1>(nb, N, amax, bits, e, inv, tight, lowest, [&](auto, auto... args) { one(std::true_type(), args...); });

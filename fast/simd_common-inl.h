@@ -135,6 +135,18 @@ HWY_INLINE hn::Vec<D> ConcatMaxTree(D d, const Leaf& leaf, std::size_t j0 = 0) {
   }
 }
 
+// Ceil of lanes that are +0 or more. Highway 1.0.3's EMU128 Ceil returns -0 for +0 (for every
+// lane of magnitude below 1 that is not above 0), and a scale's sign of zero reaches e = c * g,
+// which the scalar twins keep +0; the other targets' Ceil is IEEE's.
+template <class V>
+HWY_INLINE V CeilNonNegative(V v) {
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+  return hn::Abs(hn::Ceil(v));
+#else
+  return hn::Ceil(v);
+#endif
+}
+
 // DemoteTo f64 -> f32 with IEEE overflow to infinity. Highway's EMU128 (and SCALAR) DemoteTo
 // saturates at +-FLT_MAX instead; round-to-nearest-even overflows from |v| >= 2^128 - 2^103
 // (FLT_MAX plus half an ulp), which is where the reference gives +-inf. The mask is carried

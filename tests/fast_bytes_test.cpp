@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -378,7 +379,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             }
             const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
             const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
-            if (bits[k] != wb || e[k] != we || !inv_ok) {
+            if (bits[k] != wb || std::bit_cast<std::uint64_t>(e[k]) != std::bit_cast<std::uint64_t>(we) || !inv_ok) {
               if (++bad < 5) {
                 BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " W " << W << " g "
                                       << g << " amax 0x" << std::hex << amax[k] << " bits 0x" << bits[k] << " want 0x" << wb
