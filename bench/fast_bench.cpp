@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -164,6 +165,11 @@ void BM_quantize_encode(benchmark::State& state, const char* scheme) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Figures for another target than the one QSCHEME_TARGET asks for would be mislabelled.
+  if (const qscheme::Status st = qscheme::fast::target_env_status(); !st.ok()) {
+    std::fprintf(stderr, "qscheme_bench: %s\n", st.to_string().c_str());
+    return 2;
+  }
   benchmark::RegisterBenchmark("baseline_read4_write1", BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read1_write4", BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read4_write1_stream", BM_baseline_read4_write1_stream)

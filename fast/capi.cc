@@ -234,6 +234,13 @@ int qscheme_fast_set_target(const char* name) {
   });
 }
 
+int qscheme_fast_target_env_status(void) {
+  return Guard(nullptr, [&] {
+    const qscheme::Status st = qscheme::fast::target_env_status();
+    return st.ok() ? Ok(nullptr) : Fail(st, nullptr);
+  });
+}
+
 const char* qscheme_fast_current_target(void) {
   try {
     static thread_local std::string name;

@@ -888,5 +888,15 @@ void release_scratch() noexcept { detail::release_kept(); }
 std::string current_target() { return kernels::CurrentTarget(); }
 std::vector<std::string> available_targets() { return kernels::AvailableTargets(); }
 bool set_target(const std::string& name) { return kernels::ForceTarget(name); }
+Status target_env_status() {
+  const std::string bad = kernels::RejectedEnvTarget();
+  if (bad.empty()) return {};
+  std::string list;
+  for (const auto& t : available_targets()) list += (list.empty() ? "" : ", ") + t;
+  return Status(ErrorCode::invalid_argument, "QSCHEME_TARGET=" + bad +
+                                                 " names no Highway target this build and CPU support, so the kernels run "
+                                                 "on " + current_target() + " (the automatic choice); set it to one of " +
+                                                 list + ", or unset it");
+}
 
 }  // namespace qscheme::fast

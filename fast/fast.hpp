@@ -108,5 +108,9 @@ std::vector<std::string> available_targets();
 // false and changes nothing for an unknown or unsupported name. Process-wide; call it while no
 // other thread runs qscheme::fast.
 bool set_target(const std::string& name);
+// invalid-argument when QSCHEME_TARGET names a target that available_targets() does not list
+// (a typo, or one this build or CPU lacks): the kernels then run on the automatic choice, not on
+// the target asked for, and a caller that forces targets to test them should stop here.
+Status target_env_status();
 
 }  // namespace qscheme::fast

@@ -63,6 +63,12 @@ bool ForceTargetNoEnv(const std::string& name) {
   return false;
 }
 
+// QSCHEME_TARGET when ForceTargetNoEnv refused it: written once, inside ApplyEnvOnce's call_once.
+std::string& RejectedEnv() {
+  static std::string name;
+  return name;
+}
+
 // Applies QSCHEME_TARGET once, before the first dispatch.
 void ApplyEnvOnce() {
   // Every dispatch passes here: an acquire load, not a pthread_once call, once it is done.
@@ -71,7 +77,7 @@ void ApplyEnvOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
     (void)RealTargets();
-    if (const char* env = std::getenv("QSCHEME_TARGET")) (void)ForceTargetNoEnv(env);
+    if (const char* env = std::getenv("QSCHEME_TARGET"); env && !ForceTargetNoEnv(env)) RejectedEnv() = env;
   });
   done.store(true, std::memory_order_release);
 }
@@ -183,6 +189,11 @@ std::vector<std::string> AvailableTargets() {
   std::vector<std::string> out;
   for (std::int64_t t : AvailableTargetBits()) out.emplace_back(hwy::TargetName(t));
   return out;
+}
+
+std::string RejectedEnvTarget() {
+  ApplyEnvOnce();
+  return RejectedEnv();
 }
 
 bool ForceTarget(const std::string& name) {

@@ -99,5 +99,8 @@ std::vector<std::int64_t> AvailableTargetBits();
 // detection. Returns false (and changes nothing) for a name not in AvailableTargets().
 // Process-wide; not safe to call while kernels run on other threads.
 bool ForceTarget(const std::string& name);
+// The value of QSCHEME_TARGET when it named no target of AvailableTargets() (so the automatic
+// choice stayed in use), else "".
+std::string RejectedEnvTarget();
 
 }  // namespace qscheme::fast::kernels

@@ -94,6 +94,10 @@ void qscheme_fast_release_scratch(void);
 int qscheme_fast_set_threads(unsigned n);
 /* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */
 int qscheme_fast_set_target(const char* name);
+/* QSCHEME_INVALID_ARGUMENT when the environment variable QSCHEME_TARGET names a target this build
+ * and CPU do not have (the kernels then run on the automatic choice; the message lists the
+ * targets there are), else QSCHEME_OK. */
+int qscheme_fast_target_env_status(void);
 /* Name of the target in use; a static string. */
 const char* qscheme_fast_current_target(void);
 

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,9 +12,11 @@
 #include "fast/qscheme.h"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
+#include "tests/run_process.hpp"
 
 namespace {
 constexpr std::uint8_t kSentinel = 0xA5;
+constexpr const char* kBadTarget = "NOT_A_TARGET";
 bool Untouched(const std::vector<std::uint8_t>& v) {
   for (auto b : v) {
     if (b != kSentinel) return false;
@@ -181,6 +184,33 @@ BOOST_AUTO_TEST_CASE(targets_and_threads) {
   BOOST_TEST(qscheme_fast_set_target(t.c_str()) == QSCHEME_OK);
   BOOST_TEST(qscheme_fast_set_target(nullptr) == QSCHEME_OK);
   BOOST_TEST(std::string(qscheme_fast_current_target()) == t);
+}
+
+// Run twice: in ctest's environment (no QSCHEME_TARGET, or a valid one) the status is OK; the case
+// below runs this one again in a child process with QSCHEME_TARGET set to a name no build has.
+BOOST_AUTO_TEST_CASE(target_env_status_says_when_qscheme_target_was_not_applied) {
+  const char* env = std::getenv("QSCHEME_TARGET");
+  if (env && std::string(env) == kBadTarget) {
+    BOOST_TEST(qscheme_fast_target_env_status() == QSCHEME_INVALID_ARGUMENT);
+    const std::string m = LastMessage();
+    BOOST_TEST(m.find(std::string("QSCHEME_TARGET=") + kBadTarget + " names no Highway target") != std::string::npos, m);
+    BOOST_TEST(m.find(std::string("the kernels run on ") + qscheme_fast_current_target()) != std::string::npos, m);
+    // The kernels still run, on the automatic choice.
+    const std::vector<std::string> all = qscheme::fast::available_targets();
+    BOOST_TEST(std::string(qscheme_fast_current_target()) == all.front());
+  } else {
+    BOOST_TEST(qscheme_fast_target_env_status() == QSCHEME_OK);
+    BOOST_TEST(LastMessage().empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(target_env_status_in_a_child_with_a_target_the_build_lacks) {
+  const auto& suite = boost::unit_test::framework::master_test_suite();
+  const qscheme::testing::Run r = qscheme::testing::run_process(
+      suite.argv[0], {"--run_test=target_env_status_says_when_qscheme_target_was_not_applied", "--color_output=false"},
+      {std::string("QSCHEME_TARGET=") + kBadTarget});
+  BOOST_TEST(r.status == 0, r.out << r.err);
+  BOOST_TEST((r.out + r.err).find("No errors detected") != std::string::npos, r.out << r.err);
 }
 
 // The fused path the C API runs when out has room: q8_0 over rows longer than one unit, both

@@ -563,6 +563,36 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
   expect_user_error(qscheme_run({"info", "--target", "NOT_A_TARGET"}), "invalid-argument");
 }
 
+BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
+  // Until the sixteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
+  // target and `qscheme info` printed it beside "(QSCHEME_TARGET=EMU128)".
+  const std::vector<std::string> targets =
+      nlohmann::json::parse(qscheme_run({"info", "--json"}).out)["targets"].get<std::vector<std::string>>();
+  std::string list;
+  for (const auto& t : targets) list += (list.empty() ? "" : ", ") + t;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"info"}, std::vector<std::string>{"schemes"},
+                                               std::vector<std::string>{"verify"}}) {
+    for (const char* bad : {"QSCHEME_TARGET=NOT_A_TARGET", "QSCHEME_TARGET=avx2", "QSCHEME_TARGET=AVX3_ZEN4"}) {
+      const Run r = qscheme::testing::run_process(QSCHEME_BIN, args, {bad});
+      expect_user_error(r, "invalid-argument");
+      BOOST_TEST(r.err.find(std::string(bad) + " names no Highway target") != std::string::npos, describe(r));
+      BOOST_TEST(r.err.find("set it to one of " + list + ", or unset it") != std::string::npos, describe(r));
+      BOOST_TEST(r.out.empty(), describe(r));
+    }
+  }
+  // Every listed target, "auto" and an empty value are taken.
+  for (const auto& t : targets) {
+    const Run r = qscheme::testing::run_process(QSCHEME_BIN, {"info", "--json"}, {"QSCHEME_TARGET=" + t});
+    expect_ok(r);
+    BOOST_TEST(nlohmann::json::parse(r.out)["target"].get<std::string>() == t);
+  }
+  for (const char* ok : {"QSCHEME_TARGET=auto", "QSCHEME_TARGET="}) {
+    const Run r = qscheme::testing::run_process(QSCHEME_BIN, {"info", "--json"}, {ok});
+    expect_ok(r);
+    BOOST_TEST(nlohmann::json::parse(r.out)["target"].get<std::string>() == targets.front());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bench_json_rows) {
   // A small eviction read keeps the test quick; the option itself is what is checked here.
   const Run r = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1"});

@@ -50,8 +50,10 @@ struct Scratch {
   std::string operator/(const std::string& name) const { return (dir / name).string(); }
 };
 
-// Runs `program` with `args` (argv[0] is the program path).
-inline Run run_process(const std::string& program, const std::vector<std::string>& args) {
+// Runs `program` with `args` (argv[0] is the program path) in this process's environment plus
+// `env` ("NAME=value" entries, which take precedence).
+inline Run run_process(const std::string& program, const std::vector<std::string>& args,
+                       const std::vector<std::string>& env = {}) {
   static int n = 0;
   const auto base = std::filesystem::temp_directory_path() /
                     ("qscheme_run_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
@@ -66,9 +68,20 @@ inline Run run_process(const std::string& program, const std::vector<std::string
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_s(env);
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& x : env) overridden = overridden || x.substr(0, x.find('=')) == name;
+    if (!overridden) env_s.push_back(entry);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
   Run r;
-  if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
+  if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data()) == 0) {
     int ws = 0;
     if (waitpid(pid, &ws, 0) == pid && WIFEXITED(ws)) r.status = WEXITSTATUS(ws);
   }

@@ -2,6 +2,7 @@
 #include <exception>
 #include <iostream>
 
+#include "fast/fast.hpp"
 #include "tools/command.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
     return kExitUser;
   }
   try {
+    // A QSCHEME_TARGET the engine could not apply would leave every figure and check of this run
+    // on another target than the one asked for.
+    if (const qscheme::Status st = qscheme::fast::target_env_status(); !st.ok()) return report(st);
     for (const Command& c : commands) {
       if (c.app->parsed()) return c.run();
     }
