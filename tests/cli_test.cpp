@@ -564,7 +564,7 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
 }
 
 BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
-  // Until the sixteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
+  // Until the fifteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
   // target and `qscheme info` printed it beside "(QSCHEME_TARGET=EMU128)".
   const std::vector<std::string> targets =
       nlohmann::json::parse(qscheme_run({"info", "--json"}).out)["targets"].get<std::vector<std::string>>();
