@@ -894,8 +894,8 @@ Status target_env_status() {
   std::string list;
   for (const auto& t : available_targets()) list += (list.empty() ? "" : ", ") + t;
   return Status(ErrorCode::invalid_argument, "QSCHEME_TARGET=" + bad +
-                                                 " names no Highway target this build and CPU support, so the kernels run "
-                                                 "on " + current_target() + " (the automatic choice); set it to one of " +
+                                                  " names no Highway target this build and CPU support, so it was not applied (the "
+                                                 "kernels run on " + current_target() + "); set it to one of " +
                                                  list + ", or unset it");
 }
 

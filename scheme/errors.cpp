@@ -180,6 +180,7 @@ Status bad_native_byte(std::uint64_t element, Value v, std::uint8_t byte) {
 }
 
 }  // namespace errors
+
 Result<Layout> layout_for_values(const Scheme& s, Shape shape, std::uint64_t values) {
   Result<Layout> l = make_layout(s, shape);
   if (l && values != l->elements) return errors::input_size(values, l->elements);
