@@ -115,16 +115,20 @@ inline void baseline_read1_write4_stream(const std::uint8_t* in, float* out, std
 std::uint32_t baseline_max_bits_range(const float* x, std::size_t n);
 void baseline_read8_write1_range(const float* x0, const float* x1, std::uint8_t mix, std::uint8_t* out, std::size_t n);
 
+// top = max(top, m), from any thread: the two-pass loops' first passes gather their chunks' maxima.
+inline void raise_to(std::atomic<std::uint32_t>& top, std::uint32_t m) {
+  std::uint32_t cur = top.load();
+  while (m > cur && !top.compare_exchange_weak(cur, m)) {
+  }
+}
+
 // Both two-pass loops: max_bits(x, n) over chunks of x, then pass2(x0, x1, mix, out, n) over
 // the two halves.
 template <class MaxBits, class Pass2>
 void two_pass(const float* x, std::uint8_t* out, std::size_t n, unsigned threads, MaxBits max_bits, Pass2 pass2) {
   std::atomic<std::uint32_t> top{0};
   parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
-    const std::uint32_t m = max_bits(x + b, e - b);
-    std::uint32_t cur = top.load();
-    while (m > cur && !top.compare_exchange_weak(cur, m)) {
-    }
+    raise_to(top, max_bits(x + b, e - b));
   });
   const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
   const std::size_t h = n / 2;
@@ -166,10 +170,7 @@ inline void baseline_two_pass_block_maxima(const float* x, std::uint8_t* out, st
   std::atomic<std::uint32_t> top{0};
   // Chunks are 64-element aligned (parallel_chunks), so each starts on a block.
   parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
-    const std::uint32_t t = fast::kernels::PrepassBlockMaxAbsBits(x + b, e - b, kNvfp4Block, m + b / kNvfp4Block);
-    std::uint32_t cur = top.load();
-    while (t > cur && !top.compare_exchange_weak(cur, t)) {
-    }
+    raise_to(top, fast::kernels::PrepassBlockMaxAbsBits(x + b, e - b, kNvfp4Block, m + b / kNvfp4Block));
   });
   const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
   std::uint8_t* const scales = out + (n + 1) / 2;
