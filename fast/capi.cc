@@ -23,6 +23,7 @@ static_assert(static_cast<int>(ErrorCode::invalid_argument) == QSCHEME_INVALID_A
 static_assert(static_cast<int>(ErrorCode::internal) == QSCHEME_INTERNAL);
 static_assert(static_cast<int>(ErrorCode::non_finite_input) == QSCHEME_NON_FINITE_INPUT);
 static_assert(static_cast<int>(ErrorCode::unsupported_profile) == QSCHEME_UNSUPPORTED_PROFILE);
+static_assert(QSCHEME_MAX_THREADS == qscheme::fast::kMaxThreads);
 
 // The calling thread's last error message (qscheme_last_error_message); empty after a success.
 thread_local std::string t_message;
@@ -220,8 +221,8 @@ void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
 
 int qscheme_fast_set_threads(unsigned n) {
   return Guard(nullptr, [&] {
-    qscheme::fast::set_threads(n);
-    return Ok(nullptr);
+    const qscheme::Status st = qscheme::fast::set_threads(n);
+    return st.ok() ? Ok(nullptr) : Fail(st, nullptr);
   });
 }
 

@@ -877,9 +877,16 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   return q;
 }
 
-void set_threads(unsigned n) {
-  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+Status set_threads(unsigned n) {
+  if (n > kMaxThreads) {
+    return Status(ErrorCode::invalid_argument,
+                  "a thread count of " + std::to_string(n) + " is above the maximum of " + std::to_string(kMaxThreads) +
+                      "; use 1 to " + std::to_string(kMaxThreads) + ", or 0 for one per hardware thread (at most " +
+                      std::to_string(kMaxThreads) + ")");
+  }
+  if (n == 0) n = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
   g_threads.store(n);
+  return {};
 }
 unsigned threads() { return g_threads.load(); }
 

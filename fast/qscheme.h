@@ -90,7 +90,12 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
  * scratch (1/16 of its largest input for nvfp4) for its next call; freed at thread exit too. */
 void qscheme_fast_release_scratch(void);
 
-/* Threads for the fast engine (0 = hardware concurrency). Output never depends on it. */
+/* Most threads one call is split over (qscheme::fast::kMaxThreads). */
+#define QSCHEME_MAX_THREADS 256u
+
+/* Threads each call is split over, the calling thread included: 1 (the default) to
+ * QSCHEME_MAX_THREADS, or 0 for one per hardware thread (at most QSCHEME_MAX_THREADS). A larger n
+ * returns QSCHEME_INVALID_ARGUMENT and leaves the count as it was. Output never depends on it. */
 int qscheme_fast_set_threads(unsigned n);
 /* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */
 int qscheme_fast_set_target(const char* name);

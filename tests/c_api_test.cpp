@@ -2,6 +2,7 @@
 // tuples, and outputs left untouched on every error; success matches the C++ engine byte for byte.
 #include <boost/test/unit_test.hpp>
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -240,4 +241,44 @@ BOOST_AUTO_TEST_CASE(single_pass_option_gives_the_same_bytes_and_errors) {
     BOOST_TEST(idx == 2u * 4160 + 7);
     if (!single) BOOST_TEST(Untouched(out2));
   }
+}
+
+// The thread count is bounded: above QSCHEME_MAX_THREADS the call fails and the count stays.
+// Before the bound, 100000 was taken, and the next large quantize started a thread per row
+// block until the system refused one, which ended the process (SIGABRT).
+BOOST_AUTO_TEST_CASE(set_threads_with_a_lying_count) {
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(3) == QSCHEME_OK);
+  for (std::uint64_t n : {std::uint64_t{QSCHEME_MAX_THREADS} + 1, std::uint64_t{100000}, std::uint64_t{UINT_MAX}}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      BOOST_TEST(qscheme_fast_set_threads(static_cast<unsigned>(n)) == QSCHEME_INVALID_ARGUMENT);
+      BOOST_TEST(LastMessage() == "a thread count of " + std::to_string(n) +
+                                      " is above the maximum of 256; use 1 to 256, or 0 for one per hardware thread "
+                                      "(at most 256)");
+      BOOST_TEST(qscheme::fast::threads() == 3u);
+    }
+  }
+  BOOST_TEST(qscheme_fast_set_threads(QSCHEME_MAX_THREADS) == QSCHEME_OK);
+  BOOST_TEST(qscheme::fast::threads() == QSCHEME_MAX_THREADS);
+  BOOST_TEST(qscheme_fast_set_threads(0) == QSCHEME_OK);
+  BOOST_TEST(qscheme::fast::threads() >= 1u);
+  BOOST_TEST(qscheme::fast::threads() <= QSCHEME_MAX_THREADS);
+  BOOST_TEST(qscheme_fast_set_threads(1) == QSCHEME_OK);
+}
+
+// The largest thread count on a tensor of as many row blocks: every chunk on its own thread
+// where the system grants them, the bytes those of one thread.
+BOOST_AUTO_TEST_CASE(quantize_on_the_most_threads_gives_the_one_thread_bytes) {
+  const std::uint64_t shape[] = {QSCHEME_MAX_THREADS * 2, 256};
+  std::vector<float> x(shape[0] * shape[1]);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.11f) * 7;
+  std::size_t need = 0;
+  BOOST_TEST_REQUIRE(qscheme_fast_bytes_size("q8_0", shape, 2, &need, nullptr) == QSCHEME_OK);
+  std::vector<std::uint8_t> one(need), many(need);
+  std::size_t len = 0;
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(1) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_quantize("q8_0", shape, 2, x.data(), x.size(), nullptr, one.data(), need, &len, nullptr) == QSCHEME_OK);
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(QSCHEME_MAX_THREADS) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_quantize("q8_0", shape, 2, x.data(), x.size(), nullptr, many.data(), need, &len, nullptr) == QSCHEME_OK);
+  BOOST_TEST((one == many));
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(1) == QSCHEME_OK);
 }

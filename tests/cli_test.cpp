@@ -563,6 +563,35 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
   expect_user_error(qscheme_run({"info", "--target", "NOT_A_TARGET"}), "invalid-argument");
 }
 
+// --threads takes 0 (all cores) to 256; any other text is invalid-argument naming the range, on
+// every command that has the option, before a file is read or written. 4294967295 used to be
+// taken (a thread per row block), and -1 drew CLI11's own parse error.
+BOOST_AUTO_TEST_CASE(threads_outside_0_to_256_are_a_user_error) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  for (const std::string t : {"-1", "257", "4294967295", "4294967296", "-4294967297", "1.5", "abc", ""}) {
+    BOOST_TEST_CONTEXT("--threads '" << t << "'") {
+      const std::string why = "error: invalid-argument: --threads: '" + t + "' is not a thread count; use 1 to 256, or 0 for all cores\n";
+      for (const std::vector<std::string>& cmd :
+           {std::vector<std::string>{"info"}, {"verify", "--scheme-only"}, {"bench", "--mib", "1", "--reps", "1"},
+            {"quantize", "--scheme", "q8_0", "--input", tmp / "x.npy", "--output", tmp / "q.bin"},
+            {"dequantize", "--scheme", "q8_0", "--shape", "4", "--input", tmp / "q.bin", "--output", tmp / "y.npy"}}) {
+        std::vector<std::string> args = cmd;
+        args.insert(args.end(), {"--threads", t});
+        const Run r = qscheme_run(args);
+        BOOST_TEST(r.status == 2, cmd[0] << ": " << describe(r));
+        BOOST_TEST(r.err == why, cmd[0] << ": " << describe(r));
+        BOOST_TEST(r.out.empty(), cmd[0] << ": " << describe(r));
+      }
+      BOOST_TEST(!fs::exists(tmp / "q.bin"));
+      BOOST_TEST(!fs::exists(tmp / "y.npy"));
+    }
+  }
+  const Run most = qscheme_run({"info", "--json", "--threads", "256"});
+  expect_ok(most);
+  BOOST_TEST(nlohmann::json::parse(most.out)["threads"].get<unsigned>() == 256u);
+}
+
 BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
   // Until the fifteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
   // target and `qscheme info` printed it beside "(QSCHEME_TARGET=EMU128)".

@@ -292,7 +292,7 @@ BOOST_AUTO_TEST_CASE(blocks_spanning_two_outer_axes_match_the_reference) {
       const auto s = qscheme::parse_scheme(text);
       BOOST_TEST_REQUIRE(s.ok(), text);
       for (unsigned th : {1u, 2u}) {
-        fast::set_threads(th);
+        BOOST_REQUIRE(fast::set_threads(th).ok());
         for (auto cal : {qscheme::Calibration::minmax, qscheme::Calibration::absmean}) {
           for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
             qscheme::QuantizeOptions o;
@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(blocks_spanning_two_outer_axes_match_the_reference) {
           }
         }
       }
-      fast::set_threads(1);
+      BOOST_REQUIRE(fast::set_threads(1).ok());
     }
   }
 }

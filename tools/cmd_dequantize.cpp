@@ -27,7 +27,7 @@ struct DequantizeArgs {
   std::optional<std::string> shape;
   std::optional<std::string> profile;
   std::string engine{kDefaultEngine};
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
 };
 
 // The options, parsed, and the input file's bytes: read once, for whichever path takes them.
@@ -114,7 +114,7 @@ std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, 
 int run_dequantize(const DequantizeArgs& args) {
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
-  apply_threads(args.threads);
+  if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
   if (args.input.ends_with(".bin")) {

@@ -30,7 +30,7 @@ struct QuantizeArgs {
   std::string output;
   std::optional<std::string> scales;
   std::optional<std::string> global;
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
 };
 
 int run_quantize(const QuantizeArgs& args) {
@@ -47,7 +47,7 @@ int run_quantize(const QuantizeArgs& args) {
   options.calibration = *calibration;
   auto engine = find_engine(args.engine);
   if (!engine) return report(engine.status());
-  apply_threads(args.threads);
+  if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   if (args.global && !args.scales) {
     return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
   }

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <string>
 
 #include "fast/fast.hpp"
 #include "reference/reference.hpp"
@@ -75,10 +77,30 @@ Result<const Engine*> find_engine(std::string_view name) {
   return Status(ErrorCode::invalid_argument, "--engine: unknown engine '" + std::string(name) + "'; choose one of " + names);
 }
 
-void add_threads_option(CLI::App& app, std::optional<unsigned>& threads) {
-  app.add_option("--threads", threads, "worker threads of the fast engine (default: all cores; 0 = all cores)");
+void add_threads_option(CLI::App& app, std::optional<std::string>& threads) {
+  app.add_option("--threads", threads,
+                 "threads of the fast engine, 1 to " + std::to_string(fast::kMaxThreads) +
+                     " (default: all cores; 0 = all cores)");
 }
 
-void apply_threads(const std::optional<unsigned>& threads) { fast::set_threads(threads.value_or(0u)); }
+Result<unsigned> parse_threads(std::string_view text) {
+  unsigned n = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n > fast::kMaxThreads) {
+    return Status(ErrorCode::invalid_argument, "--threads: '" + std::string(text) + "' is not a thread count; use 1 to " +
+                                                   std::to_string(fast::kMaxThreads) + ", or 0 for all cores");
+  }
+  return n;
+}
+
+Status apply_threads(const std::optional<std::string>& threads) {
+  unsigned n = 0;
+  if (threads) {
+    const auto parsed = parse_threads(*threads);
+    if (!parsed) return parsed.status();
+    n = *parsed;
+  }
+  return fast::set_threads(n);
+}
 
 }  // namespace qscheme::cli
