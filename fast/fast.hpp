@@ -92,7 +92,8 @@ inline constexpr unsigned kMaxThreads = 256;
 // (1 = the calling thread alone, the default; 0 = std::thread::hardware_concurrency(), at most
 // kMaxThreads). Above kMaxThreads: invalid-argument naming the range, and the count stays as it
 // was. The output never depends on it: work is split by blocks and rows, each element computed
-// the same way. Process-wide.
+// the same way. Process-wide. The other threads come from a pool kept across calls
+// (worker_pool.hpp); when the system refuses to start one, the call runs on the threads it has.
 Status set_threads(unsigned n);
 unsigned threads();
 

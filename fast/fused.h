@@ -151,7 +151,7 @@ inline constexpr std::size_t kNoStreaming = ~std::size_t{0};
 std::size_t StreamBytes();
 void SetStreamBytes(std::size_t bytes);
 // Fences a thread's streaming stores (hwy::FlushStream) on every way out of its work, so that
-// they are visible before the thread is joined.
+// they are visible before the thread reports its chunk done (worker_pool.hpp).
 struct StreamFence {
   bool on;
   ~StreamFence();

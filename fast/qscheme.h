@@ -95,7 +95,9 @@ void qscheme_fast_release_scratch(void);
 
 /* Threads each call is split over, the calling thread included: 1 (the default) to
  * QSCHEME_MAX_THREADS, or 0 for one per hardware thread (at most QSCHEME_MAX_THREADS). A larger n
- * returns QSCHEME_INVALID_ARGUMENT and leaves the count as it was. Output never depends on it. */
+ * returns QSCHEME_INVALID_ARGUMENT and leaves the count as it was. The other threads come from a
+ * pool kept across calls; when the system refuses to start one, calls run on the threads there
+ * are. Output never depends on it. */
 int qscheme_fast_set_threads(unsigned n);
 /* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */
 int qscheme_fast_set_target(const char* name);
