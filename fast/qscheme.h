@@ -5,7 +5,13 @@
  *
  * On any error the output buffers are left untouched. *err_index (when err_index is not NULL)
  * receives the element/scale index of the error, or UINT64_MAX; qscheme_last_error_message()
- * says what is wrong and how to fix it (the C++ API's Status message, word for word). */
+ * says what is wrong and how to fix it (the C++ API's Status message, word for word).
+ *
+ * Counts are checked before the memory they describe is touched: rank against the largest rank
+ * (8) before any shape entry is read, then n, given_count and len against the layout of the
+ * scheme and shape (QSCHEME_SIZE_MISMATCH naming both numbers), so a wrong count is an error, not
+ * a read past the caller's array. Outputs are written up to the layout's size only, whatever
+ * out_cap says beyond it. */
 #ifndef QSCHEME_FAST_QSCHEME_H_
 #define QSCHEME_FAST_QSCHEME_H_
 
