@@ -1,4 +1,4 @@
-// fuzz_npy: arbitrary bytes to the .npy reader (tools/npy.hpp, from memory); accepted f32 arrays are written back and read again.
+// fuzz_npy: arbitrary bytes to the .npy reader (io/npy.hpp, from memory); accepted f32 arrays are written back and read again.
 // Failure: a rejection other than unsupported-npy, an accepted array whose size disagrees with its shape, write -> read not giving the same array (bit for bit), or a crash.
 #include <cstring>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "fuzz/fuzz_common.h"
 #include "scheme/scheme.hpp"
-#include "tools/npy.hpp"
+#include "io/npy.hpp"
 
 namespace {
 
@@ -23,7 +23,7 @@ std::vector<std::uint32_t> bits_of(const std::vector<float>& v) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace npy = qscheme::cli::npy;
+  namespace npy = qscheme::io::npy;
   // A copy in its own allocation lets ASan see any read past the end.
   const std::vector<std::uint8_t> bytes(data, data + size);
   const auto a = npy::parse(bytes);

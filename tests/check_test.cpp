@@ -1,4 +1,4 @@
-// qscheme check (tools/check.hpp): the reference's own output is "identical"; a candidate made
+// qscheme check (oracle/check.hpp): the reference's own output is "identical"; a candidate made
 // by hand the way a known bug would make it is "differs", with the right count and a diagnosis
 // that names that bug. Every candidate below is written out literally, computed by hand (or with
 // Python's fractions, noted where so) from the rule it breaks, never with qscheme itself.
@@ -10,7 +10,7 @@
 #include "reference/reference.hpp"
 #include "scheme/ostream.hpp"
 #include "scheme/text.hpp"
-#include "tools/check.hpp"
+#include "oracle/check.hpp"
 
 using namespace qscheme;
 using oracle::Candidate;

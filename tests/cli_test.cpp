@@ -13,13 +13,13 @@
 
 #include "bench/baseline.hpp"
 #include "scheme/ostream.hpp"
-#include "tests/run_process.hpp"
+#include "tests/support/run_process.hpp"
 #include "tools/affinity.hpp"
 #include "tools/command.hpp"
-#include "tools/file_io.hpp"
+#include "io/file_io.hpp"
 #include "tools/float_args.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 
 #ifndef QSCHEME_BIN
 #error "QSCHEME_BIN must name the qscheme executable"
@@ -57,13 +57,13 @@ void expect_user_error(const Run& r, std::string_view code) {
 }
 
 void write_npy(const std::string& path, std::vector<std::uint64_t> shape, std::vector<float> values) {
-  auto bytes = cli::npy::serialize_f32(shape, values);
+  auto bytes = io::npy::serialize_f32(shape, values);
   BOOST_REQUIRE(bytes.ok());
-  BOOST_REQUIRE(cli::write_bytes(path, *bytes).ok());
+  BOOST_REQUIRE(io::write_bytes(path, *bytes).ok());
 }
 
 std::vector<float> read_npy(const std::string& path) {
-  auto a = cli::npy::read_file(path);
+  auto a = io::npy::read_file(path);
   BOOST_REQUIRE_MESSAGE(a.ok(), a.status().to_string());
   return a->f32;
 }
@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
   Scratch tmp;
   write_npy(tmp / "x.npy", (*v)["shape"].get<std::vector<std::uint64_t>>(), (*v)["input"].get<std::vector<float>>());
   expect_ok(qscheme_run({"quantize", "--scheme", (*v)["scheme"], "--input", tmp / "x.npy", "--output", tmp / "q.json"}));
-  auto q = cli::qjson::read(slurp(tmp / "q.json"));
+  auto q = io::qjson::read(slurp(tmp / "q.json"));
   BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
   BOOST_TEST(q->codes == (*v)["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
   BOOST_TEST(q->scale_bits == bits_of((*v)["block_scales"].get<std::vector<float>>()), boost::test_tools::per_element());
@@ -259,7 +259,7 @@ BOOST_AUTO_TEST_CASE(golden_quantize_vectors_through_the_cli) {
       expect_ok(r);
       if (r.status != 0) continue;
       const std::string text = slurp(tmp / "q.json");
-      auto q = cli::qjson::read(text);
+      auto q = io::qjson::read(text);
       BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
       BOOST_TEST(q->codes == v["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
       const auto j = nlohmann::json::parse(text);
@@ -308,13 +308,13 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
     std::vector<std::uint8_t> b{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
     b.insert(b.end(), h.begin(), h.end());
     b.insert(b.end(), 8, 0);
-    BOOST_REQUIRE(cli::write_bytes(tmp / "f64.npy", b).ok());
+    BOOST_REQUIRE(io::write_bytes(tmp / "f64.npy", b).ok());
     h = "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }\n";
     b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
     b.insert(b.end(), h.begin(), h.end());
     b.insert(b.end(), 4, 0);
-    BOOST_REQUIRE(cli::write_bytes(tmp / "i32.npy", b).ok());
-    BOOST_REQUIRE(cli::write_bytes(tmp / "junk.npy", std::vector<std::uint8_t>{'h', 'i'}).ok());
+    BOOST_REQUIRE(io::write_bytes(tmp / "i32.npy", b).ok());
+    BOOST_REQUIRE(io::write_bytes(tmp / "junk.npy", std::vector<std::uint8_t>{'h', 'i'}).ok());
   }
   const std::string out = tmp / "q.json";
   struct Case {
@@ -349,7 +349,7 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
     }
   }
   // An existing output stays untouched on error.
-  BOOST_REQUIRE(cli::write_bytes(out, std::vector<std::uint8_t>{'k', 'e', 'e', 'p'}).ok());
+  BOOST_REQUIRE(io::write_bytes(out, std::vector<std::uint8_t>{'k', 'e', 'e', 'p'}).ok());
   expect_user_error(qscheme_run({"quantize", "--scheme", "q9s", "--input", tmp / "x.npy", "--output", out}), "malformed-scheme");
   expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "f64.npy", "--output", out}), "unsupported-npy");
   BOOST_TEST(slurp(out) == "keep");
@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
   write_npy(tmp / "s.npy", {2}, {0.5f, 0.25f});
   expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=f32", "--scales", tmp / "s.npy", "--input", tmp / "x.npy",
                          "--output", tmp / "given.json"}));
-  auto q = cli::qjson::read(slurp(tmp / "given.json"));
+  auto q = io::qjson::read(slurp(tmp / "given.json"));
   BOOST_REQUIRE(q.ok());
   BOOST_TEST(q->codes == (std::vector<std::int32_t>{2, 4, 12, 16}), boost::test_tools::per_element());
   // Only the expected files exist: no temporaries left behind.
@@ -404,15 +404,15 @@ BOOST_AUTO_TEST_CASE(dequantize_errors_write_nothing) {
   const auto at = bad.find("\"codes\": [");
   BOOST_REQUIRE(at != std::string::npos);
   bad.replace(at, 10, "\"codes\": [1,");  // five codes for four elements
-  BOOST_REQUIRE(cli::write_bytes(tmp / "count.json", std::vector<std::uint8_t>(bad.begin(), bad.end())).ok());
+  BOOST_REQUIRE(io::write_bytes(tmp / "count.json", std::vector<std::uint8_t>(bad.begin(), bad.end())).ok());
   std::string corrupt = slurp(tmp / "q.json");
   const auto c = corrupt.find("\"codes\": [");
   corrupt.replace(c + 10, corrupt.find(',', c) - (c + 10), "-128");
-  BOOST_REQUIRE(cli::write_bytes(tmp / "corrupt.json", std::vector<std::uint8_t>(corrupt.begin(), corrupt.end())).ok());
+  BOOST_REQUIRE(io::write_bytes(tmp / "corrupt.json", std::vector<std::uint8_t>(corrupt.begin(), corrupt.end())).ok());
   std::string bin = slurp(tmp / "q.bin");
   bin[0] = static_cast<char>(0x80);  // -128 under q8s
-  BOOST_REQUIRE(cli::write_bytes(tmp / "corrupt.bin", std::vector<std::uint8_t>(bin.begin(), bin.end())).ok());
-  BOOST_REQUIRE(cli::write_bytes(tmp / "junk.json", std::vector<std::uint8_t>{'{'}).ok());
+  BOOST_REQUIRE(io::write_bytes(tmp / "corrupt.bin", std::vector<std::uint8_t>(bin.begin(), bin.end())).ok());
+  BOOST_REQUIRE(io::write_bytes(tmp / "junk.json", std::vector<std::uint8_t>{'{'}).ok());
 
   const std::string out = tmp / "y.npy";
   struct Case {
@@ -459,7 +459,7 @@ BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
   write_npy(tmp / "s.npy", {}, {2.5f});
   expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "s.npy", "--output", tmp / "s.json"}));
   expect_ok(qscheme_run({"dequantize", "--input", tmp / "s.json", "--output", tmp / "s2.npy"}));
-  auto a = cli::npy::read_file(tmp / "s2.npy");
+  auto a = io::npy::read_file(tmp / "s2.npy");
   BOOST_REQUIRE(a.ok());
   BOOST_TEST(a->shape.empty());
   BOOST_REQUIRE(a->f32.size() == 1u);
@@ -470,7 +470,7 @@ BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
   expect_ok(r);
   if (r.status == 0) {
     expect_ok(qscheme_run({"dequantize", "--input", tmp / "e.json", "--output", tmp / "e2.npy"}));
-    auto e = cli::npy::read_file(tmp / "e2.npy");
+    auto e = io::npy::read_file(tmp / "e2.npy");
     BOOST_REQUIRE(e.ok());
     BOOST_TEST(e->shape == (std::vector<std::uint64_t>{0, 3}), boost::test_tools::per_element());
   }

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/sanitized.hpp"
+#include "tests/support/sanitized.hpp"
 #include "fast/fast.hpp"
 #include "fast/kernels.h"
 #include "hwy/targets.h"

@@ -20,7 +20,7 @@
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
-#include "tests/edge_tensors.hpp"
+#include "tests/support/edge_tensors.hpp"
 
 namespace fast = qscheme::fast;
 namespace ref = qscheme::reference;

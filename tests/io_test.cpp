@@ -1,5 +1,5 @@
-// File formats of the command line: .npy (tools/npy.hpp) and Q.json (tools/qjson.hpp), plus the
-// all-or-nothing file writes (tools/file_io.hpp).
+// File formats of the command line: .npy (io/npy.hpp) and Q.json (io/qjson.hpp), plus the
+// all-or-nothing file writes (io/file_io.hpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,12 +18,12 @@
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
-#include "tools/file_io.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 
 using namespace qscheme;
-using namespace qscheme::cli;
+using namespace qscheme::io;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/run_process.hpp"
-#include "tools/file_io.hpp"
-#include "tools/npy.hpp"
-#include "tools/onnx/conformance.hpp"
+#include "tests/support/run_process.hpp"
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "oracle/onnx/conformance.hpp"
 
 #ifndef QSCHEME_BIN
 #error "QSCHEME_BIN must name the qscheme executable"
@@ -33,9 +33,9 @@ struct Scratch : qscheme::testing::Scratch {
 Run qscheme_run(const std::vector<std::string>& args) { return qscheme::testing::run_process(QSCHEME_BIN, args); }
 
 void write_f32(const std::string& path, std::vector<std::uint64_t> shape, const std::vector<float>& v) {
-  auto b = cli::npy::serialize_f32(shape, v);
+  auto b = io::npy::serialize_f32(shape, v);
   BOOST_REQUIRE(b.ok());
-  BOOST_REQUIRE(cli::write_bytes(path, *b).ok());
+  BOOST_REQUIRE(io::write_bytes(path, *b).ok());
 }
 
 // Every regular file under dir, relative path -> contents.

@@ -1,5 +1,5 @@
 // `qscheme check`: is another implementation's output the reference's, bit for bit? If not, how
-// many elements and scales differ, where, and which known deviation reproduces it (tools/check.hpp).
+// many elements and scales differ, where, and which known deviation reproduces it (oracle/check.hpp).
 // Exit 0 identical, 3 differs, 2 bad input, 1 internal error.
 #include <bit>
 #include <cerrno>
@@ -12,12 +12,12 @@
 
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
-#include "tools/check.hpp"
+#include "oracle/check.hpp"
 #include "tools/command.hpp"
 #include "tools/float_args.hpp"
-#include "tools/file_io.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 
 namespace qscheme::cli {
 namespace {
@@ -48,16 +48,16 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     else kind = "qjson";
   }
   if (kind == "bytes") {
-    auto b = read_bytes(a.candidate);
+    auto b = io::read_bytes(a.candidate);
     if (!b) return b.status();
     c.kind = oracle::CandidateKind::bytes;
     c.bytes = std::move(*b);
     return c;
   }
   if (kind == "qjson") {
-    auto b = read_bytes(a.candidate);
+    auto b = io::read_bytes(a.candidate);
     if (!b) return b.status();
-    auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(b->data()), b->size()));
+    auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(b->data()), b->size()));
     if (!q) return q.status();
     if (!(q->scheme == scheme)) {
       return Status(ErrorCode::invalid_argument, a.candidate + ": the candidate's scheme differs from --scheme");
@@ -68,10 +68,10 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     c.global_bits = q->global_bits;
     return c;
   }
-  auto arr = npy::read_file(a.candidate);
+  auto arr = io::npy::read_file(a.candidate);
   if (!arr) return arr.status();
   if (kind == "dequantized") {
-    if (arr->dtype != npy::Dtype::f32) {
+    if (arr->dtype != io::npy::Dtype::f32) {
       return Status(ErrorCode::unsupported_npy, a.candidate + ": dequantized values must be float32 ('<f4')");
     }
     c.kind = oracle::CandidateKind::dequantized;
@@ -82,7 +82,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     return Status(ErrorCode::invalid_argument,
                   "--candidate-kind: '" + a.kind + "' is not auto, qjson, bytes, codes or dequantized");
   }
-  if (arr->dtype == npy::Dtype::f32) {
+  if (arr->dtype == io::npy::Dtype::f32) {
     return Status(ErrorCode::unsupported_npy,
                   a.candidate + ": codes must be an integer array; use --candidate-kind dequantized for values");
   }
@@ -93,7 +93,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     if (!s) return s.status();
     std::vector<std::uint32_t> bits;
     for (float v : *s) {
-      auto b = qjson::float_to_scale_bits(scheme.scale_dtype(), v);
+      auto b = io::qjson::float_to_scale_bits(scheme.scale_dtype(), v);
       if (!b) return Status(ErrorCode::corrupt_bytes, "--candidate-scales: " + b.status().message());
       bits.push_back(*b);
     }
@@ -131,9 +131,9 @@ int run_check(const CheckArgs& a) {
     }
     rq.options.scales = std::move(given);
   }
-  auto x = npy::read_file(a.input);
+  auto x = io::npy::read_file(a.input);
   if (!x) return report(x.status());
-  if (x->dtype != npy::Dtype::f32) {
+  if (x->dtype != io::npy::Dtype::f32) {
     return report({ErrorCode::unsupported_npy, a.input + ": the input tensor must be float32 ('<f4')"});
   }
   rq.shape = x->shape;

@@ -10,11 +10,12 @@
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
-#include "tools/file_io.hpp"
-#include "tools/huge_pages.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
+#include "io/file_io.hpp"
+#include "io/huge_pages.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 #include "tools/shape_arg.hpp"
 
 namespace qscheme::cli {
@@ -26,7 +27,7 @@ struct DequantizeArgs {
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
-  std::string engine{kDefaultEngine};
+  std::string engine{oracle::kDefaultEngine};
   std::optional<unsigned> threads;
 };
 
@@ -54,13 +55,13 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
     in.profile = profile_from_string(*args.profile);
     if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
   }
-  auto bytes = read_bytes(args.input);
+  auto bytes = io::read_bytes(args.input);
   if (!bytes) return bytes.status();
   in.bytes = std::move(*bytes);
   return in;
 }
 
-Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
+Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
   const auto& [scheme, shape, profile, bytes] = in;
   if (args.input.ends_with(".bin")) {
     if (!scheme || !shape) {
@@ -71,7 +72,7 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const
     if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
     return q;
   }
-  auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
   if (scheme && !(*scheme == q->scheme)) {
     return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
@@ -86,7 +87,7 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const
 
 // Writes y as the output .npy (nothing on error).
 int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
-  const Status st = npy::write_f32_file(args.output, shape, y);
+  const Status st = io::npy::write_f32_file(args.output, shape, y);
   if (!st.ok()) {
     // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
     // is a bug here.
@@ -97,14 +98,14 @@ int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shap
 
 // A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
 // None when anything is amiss: load and dequantize below then report it, with their messages.
-std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
+std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
   if (!in.scheme || !in.shape) return std::nullopt;
   auto l = make_layout(*in.scheme, *in.shape);
   // A length the layout does not have is the general path's size-mismatch, before any output is
   // allocated for a shape the bytes cannot hold.
   if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
   std::vector<float> y;
-  resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
   if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, in.profile.value_or(Profile::exact), y).ok()) {
     return std::nullopt;
   }
@@ -112,7 +113,7 @@ std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, 
 }
 
 int run_dequantize(const DequantizeArgs& args) {
-  auto engine = find_engine(args.engine);
+  auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
   auto in = read_inputs(args);

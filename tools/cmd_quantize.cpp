@@ -12,11 +12,12 @@
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
-#include "tools/file_io.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 
 namespace qscheme::cli {
 namespace {
@@ -25,7 +26,7 @@ struct QuantizeArgs {
   std::string scheme;
   std::string profile = "exact";
   std::string calibration = "minmax";
-  std::string engine{kDefaultEngine};
+  std::string engine{oracle::kDefaultEngine};
   std::string input;
   std::string output;
   std::optional<std::string> scales;
@@ -45,7 +46,7 @@ int run_quantize(const QuantizeArgs& args) {
     return report({ErrorCode::invalid_argument, "--calibration: '" + args.calibration + "' is not minmax or absmean"});
   }
   options.calibration = *calibration;
-  auto engine = find_engine(args.engine);
+  auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
   if (args.global && !args.scales) {
@@ -64,11 +65,11 @@ int run_quantize(const QuantizeArgs& args) {
     options.scales = std::move(given);
   }
 
-  auto x = npy::read_file(args.input);
+  auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
-  if (x->dtype != npy::Dtype::f32) {
+  if (x->dtype != io::npy::Dtype::f32) {
     return report({ErrorCode::unsupported_npy, args.input + ": the input tensor must be float32 ('<f4'), got '" +
-                                                   std::string(npy::descr(x->dtype)) + "'"});
+                                                   std::string(io::npy::descr(x->dtype)) + "'"});
   }
   std::vector<std::uint8_t> out;
   if (args.output.ends_with(".bin")) {
@@ -78,11 +79,11 @@ int run_quantize(const QuantizeArgs& args) {
   } else {
     auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
     if (!q) return report(q.status());
-    auto text = qjson::write(*q);
+    auto text = io::qjson::write(*q);
     if (!text) return report(text.status());
     out.assign(text->begin(), text->end());
   }
-  const Status st = write_bytes(args.output, out);
+  const Status st = io::write_bytes(args.output, out);
   if (!st.ok()) return report(st);
   return kExitOk;
 }

@@ -1,11 +1,11 @@
-// `qscheme vectors`: export golden vectors (tools/vectors.hpp) for other implementations to test
+// `qscheme vectors`: export golden vectors (oracle/vectors.hpp) for other implementations to test
 // against. Deterministic: the same scheme list always gives byte-identical files.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tools/command.hpp"
-#include "tools/vectors.hpp"
+#include "oracle/vectors.hpp"
 
 namespace qscheme::cli {
 namespace {

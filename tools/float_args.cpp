@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "tools/npy.hpp"
+#include "io/npy.hpp"
 
 namespace qscheme::cli {
 
@@ -23,11 +23,11 @@ Result<float> parse_f32(std::string_view text, std::string_view what) {
 
 Result<std::vector<float>> parse_f32_list(const std::string& arg, std::string_view what) {
   if (arg.ends_with(".npy")) {
-    auto a = npy::read_file(arg);
+    auto a = io::npy::read_file(arg);
     if (!a) return a.status();
-    if (a->dtype != npy::Dtype::f32) {
+    if (a->dtype != io::npy::Dtype::f32) {
       return Status(ErrorCode::unsupported_npy, arg + ": " + std::string(what) + " takes a float32 ('<f4') array, got '" +
-                                                    std::string(npy::descr(a->dtype)) + "'");
+                                                    std::string(io::npy::descr(a->dtype)) + "'");
     }
     return a->f32;
   }

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace qscheme::cli {
+namespace qscheme::io {
 
 // Advises the whole 2 MiB pages inside [p, p + bytes) onto huge pages, before they are touched.
 void advise_huge_pages(void* p, std::size_t bytes);
@@ -25,4 +25,4 @@ void resize_on_huge_pages(std::vector<T>& v, std::size_t n) {
   v.resize(n);
 }
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::io

@@ -1,5 +1,5 @@
 // check(): reference result, comparison in the candidate's own representation, then diagnosis.
-#include "tools/check.hpp"
+#include "oracle/check.hpp"
 
 #include <fmt/core.h>
 
@@ -10,7 +10,7 @@
 #include "reference/calibrate.hpp"
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
-#include "tools/variants.hpp"
+#include "oracle/variants.hpp"
 
 namespace qscheme::oracle {
 namespace {

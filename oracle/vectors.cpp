@@ -1,6 +1,6 @@
 // export_vectors(): one folder per scheme, one sub-folder per tensor case, the reference engine's
 // result under each profile; index.json lists everything, README.md says how to use it.
-#include "tools/vectors.hpp"
+#include "oracle/vectors.hpp"
 
 #include <fmt/core.h>
 
@@ -15,9 +15,9 @@
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
-#include "tools/file_io.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 
 namespace qscheme::oracle {
 namespace {
@@ -119,7 +119,7 @@ std::string dir_name(const std::string& scheme_text) {
 Result<std::vector<std::uint8_t>> npy_i32(std::span<const std::uint64_t> shape, std::span<const std::int32_t> v) {
   std::vector<float> as_f32(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) as_f32[i] = std::bit_cast<float>(v[i]);
-  auto b = cli::npy::serialize_f32(shape, as_f32);
+  auto b = io::npy::serialize_f32(shape, as_f32);
   if (!b) return b.status();
   // Same header length: only the descr changes ('<f4' -> '<i4'); the bytes are the int32 values.
   const std::string h(b->begin(), b->begin() + std::min<std::size_t>(b->size(), 128));
@@ -129,7 +129,7 @@ Result<std::vector<std::uint8_t>> npy_i32(std::span<const std::uint64_t> shape, 
   return b;
 }
 
-Status write_file(const fs::path& p, std::span<const std::uint8_t> bytes) { return cli::write_bytes(p.string(), bytes); }
+Status write_file(const fs::path& p, std::span<const std::uint8_t> bytes) { return io::write_bytes(p.string(), bytes); }
 Status write_text(const fs::path& p, const std::string& text) {
   return write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
@@ -237,7 +237,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
       e["case"] = c.name;
       e["about"] = c.about;
       e["shape"] = c.shape;
-      auto in = cli::npy::serialize_f32(c.shape, c.x);
+      auto in = io::npy::serialize_f32(c.shape, c.x);
       if (!in) return in.status();
       QSCHEME_RETURN_IF_ERROR(write_file(folder / "input.npy", *in));
       e["input"] = "input.npy";
@@ -248,7 +248,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
         g.block.assign(layout->scales, 1.0f);
         if (scheme->two_level()) g.global = 1.0f;
         const std::vector<std::uint64_t> sshape{layout->scales};
-        auto sb = cli::npy::serialize_f32(sshape, g.block);
+        auto sb = io::npy::serialize_f32(sshape, g.block);
         if (!sb) return sb.status();
         QSCHEME_RETURN_IF_ERROR(write_file(folder / "scales.npy", *sb));
         e["given_scales"] = "scales.npy";
@@ -272,20 +272,20 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
         if (!deq) return deq.status();
         auto bytes = reference::encode(*q);
         if (!bytes) return bytes.status();
-        auto qj = cli::qjson::write(*q);
+        auto qj = io::qjson::write(*q);
         if (!qj) return qj.status();
         auto codes = npy_i32(c.shape, q->codes);
         if (!codes) return codes.status();
         std::vector<float> scale_values;
         for (std::uint32_t b : q->scale_bits) {
-          auto v = cli::qjson::scale_to_float(scheme->scale_dtype(), b);
+          auto v = io::qjson::scale_to_float(scheme->scale_dtype(), b);
           if (!v) return v.status();
           scale_values.push_back(*v);
         }
         const std::vector<std::uint64_t> sshape{scale_values.size()};
-        auto scales = cli::npy::serialize_f32(sshape, scale_values);
+        auto scales = io::npy::serialize_f32(sshape, scale_values);
         if (!scales) return scales.status();
-        auto dq = cli::npy::serialize_f32(c.shape, *deq);
+        auto dq = io::npy::serialize_f32(c.shape, *deq);
         if (!dq) return dq.status();
         QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".codes.npy"), *codes));
         QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".scales.npy"), *scales));

@@ -1,4 +1,4 @@
-#include "tools/npy.hpp"
+#include "io/npy.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,10 +9,10 @@
 
 #include "scheme/checked.hpp"
 #include "scheme/scheme.hpp"
-#include "tools/file_io.hpp"
-#include "tools/huge_pages.hpp"
+#include "io/file_io.hpp"
+#include "io/huge_pages.hpp"
 
-namespace qscheme::cli::npy {
+namespace qscheme::io::npy {
 
 static_assert(std::endian::native == std::endian::little, "f32 data is read and written with host byte order");
 
@@ -379,4 +379,4 @@ Status write_f32_file(const std::string& path, std::span<const std::uint64_t> sh
                                                           4 * values.size())});
 }
 
-}  // namespace qscheme::cli::npy
+}  // namespace qscheme::io::npy

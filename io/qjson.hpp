@@ -28,7 +28,7 @@
 #include "scheme/quantized.hpp"
 #include "scheme/status.hpp"
 
-namespace qscheme::cli::qjson {
+namespace qscheme::io::qjson {
 
 // The Q.json text of q, ending in a newline. Fails with encode()'s errors for an invalid q.
 Result<std::string> write(const QuantizedTensor& q);
@@ -43,4 +43,4 @@ Result<float> scale_to_float(ScaleDtype d, std::uint32_t bits);
 // d's grid, out of range, negative, -0, NaN or inf).
 Result<std::uint32_t> float_to_scale_bits(ScaleDtype d, float v);
 
-}  // namespace qscheme::cli::qjson
+}  // namespace qscheme::io::qjson

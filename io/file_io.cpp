@@ -1,6 +1,6 @@
-#include "tools/file_io.hpp"
+#include "io/file_io.hpp"
 
-#include "tools/huge_pages.hpp"
+#include "io/huge_pages.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace qscheme::cli {
+namespace qscheme::io {
 
 Result<ReadFile> open_for_read(const std::string& path) {
   std::error_code ec;
@@ -110,4 +110,4 @@ Status write_bytes(const std::string& path, std::initializer_list<std::span<cons
   return {};
 }
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::io

@@ -1,15 +1,13 @@
-#include "tools/engine.hpp"
-
-#include <CLI/CLI.hpp>
+#include "oracle/engine.hpp"
 
 #include <algorithm>
 
 #include "fast/fast.hpp"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
-#include "tools/huge_pages.hpp"
+#include "io/huge_pages.hpp"
 
-namespace qscheme::cli {
+namespace qscheme::oracle {
 
 namespace {
 
@@ -40,7 +38,7 @@ Result<std::vector<std::uint8_t>> fast_quantize_bytes(const Scheme& scheme, Shap
   const auto l = make_layout(scheme, shape);
   if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
   std::vector<std::uint8_t> out;
-  resize_on_huge_pages(out, static_cast<std::size_t>(l->total_bytes));
+  io::resize_on_huge_pages(out, static_cast<std::size_t>(l->total_bytes));
   // One pass: out is this function's own buffer, dropped on error, so the untouched-output
   // guarantee of the default policy buys nothing here (the error is the same).
   const Status st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), options, out.data(), out.size(),
@@ -75,10 +73,5 @@ Result<const Engine*> find_engine(std::string_view name) {
   return Status(ErrorCode::invalid_argument, "--engine: unknown engine '" + std::string(name) + "'; choose one of " + names);
 }
 
-void add_threads_option(CLI::App& app, std::optional<unsigned>& threads) {
-  app.add_option("--threads", threads, "worker threads of the fast engine (default: all cores; 0 = all cores)");
-}
 
-void apply_threads(const std::optional<unsigned>& threads) { fast::set_threads(threads.value_or(0u)); }
-
-}  // namespace qscheme::cli
+}  // namespace qscheme::oracle

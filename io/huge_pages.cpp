@@ -1,4 +1,4 @@
-#include "tools/huge_pages.hpp"
+#include "io/huge_pages.hpp"
 
 #include <cstdint>
 
@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace qscheme::cli {
+namespace qscheme::io {
 
 void advise_huge_pages(void* p, std::size_t bytes) {
 #if defined(__linux__)
@@ -20,4 +20,4 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 #endif
 }
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::io

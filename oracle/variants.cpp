@@ -3,7 +3,7 @@
 // base variant is the reference's own algorithm (docs/SEMANTICS.md) written once more. check.cpp
 // compares the base variant against reference::quantize on every run, so a drift between the two
 // is reported as an internal error instead of producing a wrong diagnosis.
-#include "tools/variants.hpp"
+#include "oracle/variants.hpp"
 
 #include <algorithm>
 #include <limits>

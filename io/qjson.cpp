@@ -1,4 +1,4 @@
-#include "tools/qjson.hpp"
+#include "io/qjson.hpp"
 
 #include <fmt/core.h>
 
@@ -14,7 +14,7 @@
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 
-namespace qscheme::cli::qjson {
+namespace qscheme::io::qjson {
 namespace {
 
 // JSON with f32 numbers: nlohmann then parses numbers with strtof (correctly rounded to f32)
@@ -248,4 +248,4 @@ Result<QuantizedTensor> read(std::string_view text) {
   return q;
 }
 
-}  // namespace qscheme::cli::qjson
+}  // namespace qscheme::io::qjson

@@ -1,4 +1,4 @@
-#include "tools/verify_engines.hpp"
+#include "oracle/verify_engines.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -17,7 +17,7 @@
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 
-namespace qscheme::cli {
+namespace qscheme::oracle {
 
 std::uint64_t EngineAgreement::disagreements() const {
   std::uint64_t d = 0;
@@ -230,4 +230,4 @@ EngineAgreement compare_engines() {
   return a;
 }
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::oracle

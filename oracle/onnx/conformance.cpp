@@ -1,7 +1,7 @@
 // run_conformance(): decode each case with the generated protobuf classes, map it onto a scheme
 // (conformance.hpp), run both engines under Profile::onnx and compare bit for bit with the
 // expected output, which is data produced by the ONNX reference implementation.
-#include "tools/onnx/conformance.hpp"
+#include "oracle/onnx/conformance.hpp"
 
 #include <fmt/core.h>
 

@@ -16,7 +16,7 @@
 
 #include "scheme/status.hpp"
 
-namespace qscheme::cli::npy {
+namespace qscheme::io::npy {
 
 enum class Dtype : std::uint8_t { f32, i32, i8, u8, u32 };
 
@@ -46,4 +46,4 @@ Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> s
 // Writes the file serialize_f32 describes to path (file_io.hpp's write_bytes: all or nothing).
 Status write_f32_file(const std::string& path, std::span<const std::uint64_t> shape, std::span<const float> values);
 
-}  // namespace qscheme::cli::npy
+}  // namespace qscheme::io::npy

@@ -1,10 +1,9 @@
-// The engines the command line can run. One row per engine: adding one is one line in engines()
-// in engine.cpp. The fast engine (fast/, Highway SIMD) is the default; reference/ stays
-// selectable with --engine reference and is bit-identical by contract (qscheme verify checks it).
+// The engine table: every harness that runs "each engine" (the command line's --engine, verify,
+// tests, properties, fuzzers) iterates this one list. Adding an engine is one row in engines().
+// The fast engine (fast/, Highway SIMD) is the default; reference/ is bit-identical by contract.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,11 +13,7 @@
 #include "scheme/status.hpp"
 #include "scheme/validate.hpp"
 
-namespace CLI {
-class App;
-}
-
-namespace qscheme::cli {
+namespace qscheme::oracle {
 
 struct Engine {
   std::string_view name;
@@ -40,11 +35,5 @@ const std::vector<Engine>& engines();
 // The engine called `name`; invalid-argument naming the choices when there is none.
 Result<const Engine*> find_engine(std::string_view name);
 
-// Threads of the fast engine for a command: the command line uses every core
-// (fast::set_threads(0)) unless --threads N is given; the library's own default stays 1.
-void add_threads_option(CLI::App& app, std::optional<unsigned>& threads);
-void apply_threads(const std::optional<unsigned>& threads);
-// fast::set_target(name), or invalid-argument naming the targets there are.
-Status apply_target(const std::string& name);
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::oracle

@@ -13,7 +13,7 @@
 
 #include "scheme/status.hpp"
 
-namespace qscheme::cli {
+namespace qscheme::io {
 
 // io-error when the file cannot be opened or read (the message names the path and the reason).
 Result<std::vector<std::uint8_t>> read_bytes(const std::string& path);
@@ -56,4 +56,4 @@ Status write_bytes(const std::string& path, std::span<const std::uint8_t> bytes)
 // body that is not copied next to it).
 Status write_bytes(const std::string& path, std::initializer_list<std::span<const std::uint8_t>> parts);
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::io

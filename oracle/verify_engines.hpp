@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace qscheme::cli {
+namespace qscheme::oracle {
 
 struct AgreementRow {
   std::string what;              // "codes", "scales", "bytes (encode)", ...
@@ -29,4 +29,4 @@ struct EngineAgreement {
 
 EngineAgreement compare_engines();
 
-}  // namespace qscheme::cli
+}  // namespace qscheme::oracle
