@@ -564,8 +564,8 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
 }
 
 BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
-  // Until the fifteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
-  // target and `qscheme info` printed it beside "(QSCHEME_TARGET=EMU128)".
+  // Falling back to the best target in silence would run every figure and check on another
+  // target than the one asked for, while `qscheme info` printed the request beside it.
   const std::vector<std::string> targets =
       nlohmann::json::parse(qscheme_run({"info", "--json"}).out)["targets"].get<std::vector<std::string>>();
   std::string list;
@@ -647,7 +647,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
 
 BOOST_AUTO_TEST_CASE(bench_inputs_sit_where_the_rows_say) {
   // The baselines' split loads on an input 16 bytes past a line made them 13-30% slower than the
-  // memory allows (docs/PERFORMANCE.md, thirteenth session): the benchmark's buffers are
+  // memory allows (docs/PERFORMANCE.md, "What is measured"): the benchmark's buffers are
   // page-aligned, and only the rows that say so move the input.
   const std::size_t n = 4096 * 3;
   const auto x = qscheme::bench::make_input(n, 5);

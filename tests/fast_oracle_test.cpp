@@ -1,5 +1,5 @@
 // fast/ against a small independent exact oracle written here with Boost.Multiprecision
-// rationals (until reference/ lands): every stored scale is found by binary search over the
+// rationals, independent of reference/: every stored scale is found by binary search over the
 // dtype's bit patterns with exact comparisons, every code by exact rational rounding, every
 // dequantized value by exact rounding to f32. Exact profile, both calibrations, given scales,
 // all values, one- and two-level schemes, N-D and partial blocks, on every compiled target.
