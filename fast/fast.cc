@@ -147,7 +147,7 @@ void for_rows(const Geo& g, bool split_aligned, Fn fn) {
 // When consecutive rows continue one another's block sequence -- one block for the whole tensor,
 // or blocks only along the last axis that tile each row exactly or span it -- the tensor is walked instead
 // as one long row in pieces of about kPiece elements (whole blocks each, unless there is one
-// block; nrows = 1): short rows no longer cost a kernel call each. Parallel as for_rows.
+// block; nrows = 1), so that short rows do not cost a kernel call each. Parallel as for_rows.
 constexpr std::uint64_t kPiece = 8192;
 template <class Fn>
 void for_runs(const Geo& g, bool split_aligned, Fn fn) {

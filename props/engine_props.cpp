@@ -84,7 +84,7 @@ RC_BOOST_PROP(fast_matches_reference_for_every_supported_scheme, ()) {
 
 // Zero given scales over sparse data: both engines name the first offending element in
 // row-major order and its block. With N-D blocks that block is often not the lowest-numbered
-// offending one (classified below), which is what once told the engines apart.
+// offending one (classified below), which is where the two rules differ.
 RC_BOOST_PROP(zero_scale_errors_name_the_first_offending_element_in_both_engines, ()) {
   Case c = *any_case({.allow_given = false, .only_exact = true});
   const Layout l = make_layout(c.scheme, c.shape).value();

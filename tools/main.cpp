@@ -5,11 +5,15 @@
 #include "fast/fast.hpp"
 #include "tools/command.hpp"
 
+#ifndef QSCHEME_VERSION
+#error "QSCHEME_VERSION must be defined by the build"
+#endif
+
 int main(int argc, char** argv) {
   using namespace qscheme::cli;
   CLI::App app{"qscheme: exact, fast tensor quantization schemes (Burn's scheme model)", "qscheme"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "qscheme 0.1.0");
+  app.set_version_flag("--version", "qscheme " QSCHEME_VERSION);
   std::vector<Command> commands;
   add_schemes(app, commands);
   add_validate(app, commands);
