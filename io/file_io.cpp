@@ -1,6 +1,7 @@
 #include "io/file_io.hpp"
 
 #include "io/huge_pages.hpp"
+#include "scheme/printable.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,10 +20,10 @@ namespace qscheme::io {
 Result<ReadFile> open_for_read(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return Status(ErrorCode::io_error, "cannot read '" + path + "': it is a directory");
+    return Status(ErrorCode::io_error, "cannot read " + quote(path) + ": it is a directory");
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+  if (!f) return Status(ErrorCode::io_error, "cannot open " + quote(path) + ": " + std::strerror(errno));
   struct stat st {};
   const bool regular = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);
   return ReadFile(path, f, regular ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(st.st_size)) : std::nullopt);
@@ -53,7 +54,7 @@ bool ReadFile::at_end() {
 }
 
 Status ReadFile::error() const {
-  return Status(ErrorCode::io_error, "cannot read '" + path_ + "': " +
+  return Status(ErrorCode::io_error, "cannot read " + quote(path_) + ": " +
                                          (short_ ? "it ended early (did it change while being read?)" : "read error"));
 }
 
@@ -64,7 +65,7 @@ Result<std::vector<std::uint8_t>> ReadFile::read_all() {
     std::vector<std::uint8_t> out;
     resize_on_huge_pages(out, static_cast<std::size_t>(*size_));
     if (!read(out.data(), out.size())) return error();
-    if (!at_end()) return Status(ErrorCode::io_error, "cannot read '" + path_ + "': it grew while being read");
+    if (!at_end()) return Status(ErrorCode::io_error, "cannot read " + quote(path_) + ": it grew while being read");
     return out;
   }
   // A pipe or a device (/dev/stdin, a process substitution): read until it ends.
@@ -106,11 +107,11 @@ Result<Links> follow_links(const std::string& path) {
     if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Links{p.string(), via_proc};
     std::error_code ec;
     const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
-    if (ec) return Status(ErrorCode::io_error, "cannot write '" + path + "': " + ec.message());
+    if (ec) return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": " + ec.message());
     p = to.is_absolute() ? to : p.parent_path() / to;
     via_proc = via_proc || p.string().starts_with("/proc/");
   }
-  return Status(ErrorCode::io_error, "cannot write '" + path + "': " + std::strerror(ELOOP));
+  return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": " + std::strerror(ELOOP));
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ Result<OutputFile> OutputFile::open(const std::string& path) {
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (!exists && errno != ENOENT) return f.fail(errno);
-  if (exists && S_ISDIR(st.st_mode)) return Status(ErrorCode::io_error, "cannot write '" + path + "': it is a directory");
+  if (exists && S_ISDIR(st.st_mode)) return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": it is a directory");
   auto through = [&f](int flags) -> Result<OutputFile> {
     f.fd_ = ::open(f.path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | flags);
     if (f.fd_ < 0) return f.fail(errno);
@@ -141,7 +142,7 @@ Result<OutputFile> OutputFile::open(const std::string& path) {
   // descriptor writes, at the end; so `>>` appends as it does for `-`.
   if (exists && links->via_proc) return through(O_APPEND);
   if (std::filesystem::path(links->target).filename().empty()) {
-    return Status(ErrorCode::io_error, "cannot write '" + path + "': not a file name");
+    return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": not a file name");
   }
   f.target_ = std::move(links->target);
   for (int attempt = 0; attempt < 8 && f.fd_ < 0; ++attempt) {
@@ -209,7 +210,7 @@ void OutputFile::discard() {
 }
 
 Status OutputFile::fail(int err) {
-  const std::string where = path_ == "-" ? std::string("standard output") : "'" + path_ + "'";
+  const std::string where = path_ == "-" ? std::string("standard output") : quote(path_);
   error_ = Status(ErrorCode::io_error, "cannot write " + where + ": " + std::strerror(err));
   return error_;
 }

@@ -8,6 +8,7 @@
 
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
 #include "oracle/engine.hpp"
@@ -53,7 +54,7 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not exact or burn");
   }
   auto bytes = io::read_bytes(args.input);
   if (!bytes) return bytes.status();
@@ -69,17 +70,17 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
     auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
-    if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+    if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
     return q;
   }
   auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+  if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
   if (scheme && !(*scheme == q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
-                                                   ", which holds '" + format_scheme(q->scheme) + "'");
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " +
+                                                   printable(args.input) + ", which holds '" + format_scheme(q->scheme) + "'");
   }
   if (shape && *shape != q->shape) {
-    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
   if (profile) q->profile = *profile;
   return q;
