@@ -27,8 +27,6 @@ namespace fs = std::filesystem;
 // The seed of every random tensor; part of the vectors' definition (README.md states it).
 constexpr std::uint64_t kSeed = 0x5153434845'4D45ull;  // "QSCHEME"
 
-// The profiles the vectors are exported for.
-constexpr Profile kProfiles[] = {Profile::exact, Profile::burn, Profile::onnx};
 
 struct Case {
   std::string name;
@@ -258,7 +256,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
         e["calibration"] = to_string(c.calibration);
       }
       nlohmann::ordered_json profiles;
-      for (Profile p : kProfiles) {
+      for (Profile p : kAllProfiles) {
         const std::string pn(to_string(p));
         options.profile = p;
         nlohmann::ordered_json pe;

@@ -113,3 +113,37 @@ BOOST_AUTO_TEST_CASE(user_strings_are_escaped_in_messages) {
   expect_error(r, "malformed-scheme", "found 'bl\xc3\xb6\x63k'");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Item 11: CLI11's errors in the error line form; --profile's help names every profile.
+
+BOOST_AUTO_TEST_CASE(usage_errors_are_error_lines) {
+  expect_error(qscheme_run({}), "invalid-argument", "A subcommand is required");
+  expect_error(qscheme_run({"nosuchcommand"}), "invalid-argument", "A subcommand is required");
+  expect_error(qscheme_run({"schemes", "--bogus"}), "invalid-argument", "--bogus");
+  expect_error(qscheme_run({"quantize", "--scheme", "q8s"}), "invalid-argument", "--input is required");
+  expect_error(qscheme_run({"quantize", "--scheme", "q8s"}), "invalid-argument", "qscheme quantize --help");
+  expect_error(qscheme_run({"schemes", "--supported", "--rejected"}), "invalid-argument");
+  expect_error(qscheme_run({"validate", "--scheme", "q9s"}), "malformed-scheme");
+  // CLI11 echoes what it did not expect: escaped too.
+  const Run esc = qscheme_run({"schemes", "--\x1b[31m"});
+  expect_error(esc, "invalid-argument");
+  BOOST_TEST(esc.err.find('\x1b') == std::string::npos);
+  for (const std::vector<std::string>& help : {std::vector<std::string>{"--help"}, {"quantize", "--help"}}) {
+    const Run r = qscheme_run(help);
+    BOOST_TEST(r.status == 0, describe(r));
+    BOOST_TEST(r.out.find("quantize") != std::string::npos, describe(r));
+    BOOST_TEST(r.err.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(profile_help_names_every_accepted_profile) {
+  for (const std::string& cmd : {"quantize", "dequantize", "check"}) {
+    const Run r = qscheme_run({cmd, "--help"});
+    BOOST_TEST_CONTEXT(cmd) {
+      const std::size_t at = r.out.find("--profile");
+      BOOST_REQUIRE(at != std::string::npos);
+      const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+      BOOST_TEST(line.find("exact, burn or onnx") != std::string::npos, line);
+    }
+  }
+}

@@ -54,7 +54,9 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not exact or burn");
+    if (!in.profile) {
+      return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
+    }
   }
   auto bytes = io::read_bytes(args.input);
   if (!bytes) return bytes.status();
@@ -138,7 +140,7 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
   app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
-  app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
+  app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});

@@ -40,7 +40,7 @@ int run_quantize(const QuantizeArgs& args) {
   if (!scheme) return report(scheme.status());
   QuantizeOptions options;
   const auto profile = profile_from_string(args.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not exact or burn"});
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not " + profile_list()});
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
   if (!calibration) {
@@ -95,7 +95,7 @@ void add_quantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<QuantizeArgs>();
   CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (or raw bytes for *.bin)");
   app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
-  app->add_option("--profile", args->profile, "arithmetic profile: exact (default) or burn");
+  app->add_option("--profile", args->profile, "arithmetic profile: " + profile_list() + " (default exact)");
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
