@@ -39,6 +39,11 @@ struct Scratch : qscheme::testing::Scratch {
 
 Run qscheme_run(const std::vector<std::string>& args) { return qscheme::testing::run_process(QSCHEME_BIN, args); }
 
+// A shell command line, for redirections (`> /dev/full`, `>> file`); `cd` into dir first.
+Run shell_run(const fs::path& dir, const std::string& command) {
+  return qscheme::testing::run_process("/bin/sh", {"-c", "cd '" + dir.string() + "' && " + command});
+}
+
 std::string describe(const Run& r) { return "exit " + std::to_string(r.status) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
 
 // Every line of stderr is an error line: nothing else (CLI11's usage hints, a second line of a
@@ -87,10 +92,150 @@ struct Fixture {
   }
 };
 
+bool is_temporary(const fs::path& p) { return p.filename().string().find(".qscheme-tmp.") != std::string::npos; }
+
+std::vector<fs::path> temporaries_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (is_temporary(e.path())) out.push_back(e.path());
+  }
+  return out;
+}
+
+mode_t lmode(const std::string& path) {
+  struct stat st {};
+  BOOST_REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Item 10: control bytes and invalid UTF-8 in user strings are escaped in messages.
+// Outputs that are not regular files are written through.
+
+BOOST_AUTO_TEST_CASE(a_device_is_written_through_and_its_errors_reported) {
+  Fixture f;
+  // A node with /dev/full's numbers in the scratch folder, so that a writer which replaces the
+  // node harms nothing else; without the privilege to make one, a link to /dev/full.
+  const std::string full = f.s / "full.json";
+  if (::mknod(full.c_str(), S_IFCHR | 0666, ::makedev(1, 7)) != 0) BOOST_REQUIRE(::symlink("/dev/full", full.c_str()) == 0);
+  const Run r = qscheme_run(f.quantize(full));
+  expect_error(r, "io-error", "No space left on device");
+  BOOST_TEST((S_ISCHR(lmode(full)) || S_ISLNK(lmode(full))));
+  struct stat st {};
+  BOOST_TEST((::stat(full.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+  const std::string null = f.s / "null.npy";
+  if (::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0) BOOST_REQUIRE(::symlink("/dev/null", null.c_str()) == 0);
+  BOOST_TEST(qscheme_run({"dequantize", "--input", f.s / "q.json", "--output", null}).status == 0);
+  BOOST_TEST((::stat(null.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+  // Standard output on a full device: an error exit with a message, as for a file.
+  expect_error(shell_run(f.s.dir, "'" QSCHEME_BIN "' dequantize --input q.json --output - > /dev/full"), "io-error",
+               "cannot write standard output: No space left on device");
+  BOOST_TEST(temporaries_in(f.s.dir).empty());
+  BOOST_TEST(!fs::exists(f.s / "-"));
+}
+
+BOOST_AUTO_TEST_CASE(a_fifo_is_written_through) {
+  Fixture f;
+  const std::string fifo = f.s / "pipe.json";
+  BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The read end open (non-blocking) before qscheme runs, so its open for writing does not
+  // wait; a Q.json of 8 elements fits in the pipe's buffer.
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  BOOST_REQUIRE(rd >= 0);
+  const Run r = qscheme_run(f.quantize(fifo));
+  std::string got(1 << 16, '\0');
+  const ssize_t n = ::read(rd, got.data(), got.size());
+  ::close(rd);
+  got.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  BOOST_TEST(r.status == 0, describe(r));
+  BOOST_TEST(got == f.json);
+  BOOST_TEST(S_ISFIFO(lmode(fifo)));
+}
+
+BOOST_AUTO_TEST_CASE(a_symlink_keeps_pointing_where_it_pointed) {
+  Fixture f;
+  BOOST_REQUIRE(io::write_bytes(f.s / "real.json", std::vector<std::uint8_t>{'o', 'l', 'd'}).ok());
+  fs::create_symlink("real.json", f.s / "link.json");
+  BOOST_TEST(qscheme_run(f.quantize(f.s / "link.json")).status == 0);
+  BOOST_TEST(fs::is_symlink(f.s / "link.json"));
+  BOOST_TEST(fs::read_symlink(f.s / "link.json") == "real.json");
+  BOOST_TEST(slurp(f.s / "real.json") == f.json);
+  // A link to the process's standard output (what /dev/stdout is): the bytes reach stdout.
+  fs::create_symlink("/proc/self/fd/1", f.s / "stdout.json");
+  const Run r = qscheme_run(f.quantize(f.s / "stdout.json"));
+  BOOST_TEST(r.status == 0, describe(r));
+  BOOST_TEST(r.out == f.json);
+  BOOST_TEST(fs::is_symlink(f.s / "stdout.json"));
+  // Standard output appended to a file (>>): the bytes go after what is there, as with `-`.
+  // (The link stands for /dev/stdout, which a writer that replaces links would replace for the
+  // whole machine.)
+  const Run app = shell_run(f.s.dir, "echo first > out.json && '" QSCHEME_BIN
+                                     "' quantize --scheme q8_0 --input x.npy --output stdout.json >> out.json");
+  BOOST_TEST(app.status == 0, describe(app));
+  BOOST_TEST(slurp(f.s / "out.json") == "first\n" + f.json);
+  BOOST_TEST(fs::is_symlink(f.s / "stdout.json"));
+  BOOST_TEST(temporaries_in(f.s.dir).empty());
+}
+
+BOOST_AUTO_TEST_CASE(dash_is_standard_output_for_every_output) {
+  Fixture f;
+  Run r = qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", "-", "--format", "json"});
+  BOOST_TEST(r.status == 0, describe(r));
+  BOOST_TEST(r.out == f.json);
+  r = qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", "-", "--format", "bin"});
+  BOOST_TEST(r.status == 0, describe(r));
+  BOOST_TEST(r.out == f.bin);
+  r = qscheme_run({"dequantize", "--input", f.s / "q.json", "--output", "-"});
+  BOOST_TEST(r.status == 0, describe(r));
+  BOOST_TEST(r.out == f.npy);
+  // quantize writes two formats: `-` alone does not say which.
+  r = qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", "-"});
+  expect_error(r, "invalid-argument", "--format json|bin");
+  BOOST_TEST(r.out.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formats by extension, case-insensitive; an extension a command cannot write refused.
+
+BOOST_AUTO_TEST_CASE(formats_follow_the_extension_in_any_case) {
+  Fixture f;
+  BOOST_TEST(qscheme_run(f.quantize(f.s / "upper.BIN")).status == 0);
+  BOOST_TEST(slurp(f.s / "upper.BIN") == f.bin);
+  BOOST_TEST(qscheme_run(f.quantize(f.s / "upper.Json")).status == 0);
+  BOOST_TEST(slurp(f.s / "upper.Json") == f.json);
+  BOOST_TEST(qscheme_run({"dequantize", "--input", f.s / "upper.BIN", "--scheme", "q8_0", "--shape", "8", "--output",
+                          f.s / "y.NPY"}).status == 0);
+  BOOST_TEST(slurp(f.s / "y.NPY") == f.npy);
+  // --scales names a file by its extension too.
+  write_npy(f.s / "S.NPY", {1}, {0.25f});
+  BOOST_TEST(qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--scales", f.s / "S.NPY", "--output",
+                          f.s / "given.json"}).status == 0);
+  // --format for a name without the extension.
+  BOOST_TEST(qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", f.s / "raw", "--format",
+                          "bin"}).status == 0);
+  BOOST_TEST(slurp(f.s / "raw") == f.bin);
+}
+
+BOOST_AUTO_TEST_CASE(an_extension_a_command_cannot_write_is_refused) {
+  Fixture f;
+  const Run r = qscheme_run(f.quantize(f.s / "z.npy"));
+  expect_error(r, "invalid-argument", "--output '" + (f.s / "z.npy") + "': quantize writes .json (Q.json) or .bin (Burn's bytes)");
+  BOOST_TEST(!fs::exists(f.s / "z.npy"));
+  expect_error(qscheme_run(f.quantize(f.s / "noext")), "invalid-argument", "quantize writes .json");
+  expect_error(qscheme_run({"dequantize", "--input", f.s / "q.json", "--output", f.s / "y.json"}), "invalid-argument",
+               "dequantize writes .npy (a float32 tensor)");
+  BOOST_TEST(!fs::exists(f.s / "y.json"));
+  // A --format the command does not write, or one the extension contradicts.
+  expect_error(qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", "-", "--format", "npy"}),
+               "invalid-argument", "--format 'npy': quantize writes json (Q.json) or bin (Burn's bytes)");
+  expect_error(qscheme_run({"quantize", "--scheme", "q8_0", "--input", f.s / "x.npy", "--output", f.s / "z.bin", "--format",
+                            "json"}), "invalid-argument", "is a .bin name but --format is json");
+  BOOST_TEST(!fs::exists(f.s / "z.bin"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control bytes and invalid UTF-8 in user strings are escaped in messages.
 
 BOOST_AUTO_TEST_CASE(user_strings_are_escaped_in_messages) {
   Scratch s;
@@ -114,7 +259,7 @@ BOOST_AUTO_TEST_CASE(user_strings_are_escaped_in_messages) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 11: CLI11's errors in the error line form; --profile's help names every profile.
+// CLI11's errors in the error line form; --profile's help names every profile.
 
 BOOST_AUTO_TEST_CASE(usage_errors_are_error_lines) {
   expect_error(qscheme_run({}), "invalid-argument", "A subcommand is required");
@@ -137,7 +282,7 @@ BOOST_AUTO_TEST_CASE(usage_errors_are_error_lines) {
 }
 
 BOOST_AUTO_TEST_CASE(profile_help_names_every_accepted_profile) {
-  for (const std::string& cmd : {"quantize", "dequantize", "check"}) {
+  for (const char* cmd : {"quantize", "dequantize", "check"}) {
     const Run r = qscheme_run({cmd, "--help"});
     BOOST_TEST_CONTEXT(cmd) {
       const std::size_t at = r.out.find("--profile");

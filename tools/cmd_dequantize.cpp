@@ -1,4 +1,5 @@
-// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor.
+// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
+// (tools/file_formats.hpp: *.npy, or `-` for standard output).
 // Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
 // exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
 // --shape, when given, must agree with the file. Nothing is written on error.
@@ -11,6 +12,7 @@
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "io/file_io.hpp"
@@ -25,6 +27,7 @@ namespace {
 struct DequantizeArgs {
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
@@ -66,7 +69,7 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
 
 Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
   const auto& [scheme, shape, profile, bytes] = in;
-  if (args.input.ends_with(".bin")) {
+  if (has_extension(args.input, ".bin")) {
     if (!scheme || !shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
@@ -116,12 +119,14 @@ std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, 
 }
 
 int run_dequantize(const DequantizeArgs& args) {
+  const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (args.input.ends_with(".bin")) {
+  if (has_extension(args.input, ".bin")) {
     if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
   }
   auto q = load(args, *in, **engine);
@@ -137,7 +142,8 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<DequantizeArgs>();
   CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
-  app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
+  app->add_option("--output", args->output, "output .npy (float32, C order), or - for standard output")->required();
+  app->add_option("--format", args->format, format_option_help(kDequantizeFormats));
   app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
   app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");

@@ -1,6 +1,6 @@
-// `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json or, for an
-// output ending in .bin, as the raw serialized bytes (the engine's encode). Nothing is written on
-// error.
+// `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json (.json) or as
+// the raw serialized bytes (.bin, the engine's encode); tools/file_formats.hpp decides which.
+// Nothing is written on error.
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
@@ -30,17 +31,22 @@ struct QuantizeArgs {
   std::string engine{oracle::kDefaultEngine};
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scales;
   std::optional<std::string> global;
   std::optional<unsigned> threads;
 };
 
 int run_quantize(const QuantizeArgs& args) {
+  const auto format = output_format("quantize", kQuantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
   auto scheme = parse_scheme(args.scheme);
   if (!scheme) return report(scheme.status());
   QuantizeOptions options;
   const auto profile = profile_from_string(args.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not " + profile_list()});
+  if (!profile) {
+    return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not " + profile_list()});
+  }
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
   if (!calibration) {
@@ -73,7 +79,7 @@ int run_quantize(const QuantizeArgs& args) {
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
   std::vector<std::uint8_t> out;
-  if (args.output.ends_with(".bin")) {
+  if (format->name == "bin") {
     auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
     if (!bytes) return report(bytes.status());
     out = std::move(*bytes);
@@ -93,14 +99,16 @@ int run_quantize(const QuantizeArgs& args) {
 
 void add_quantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<QuantizeArgs>();
-  CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (or raw bytes for *.bin)");
+  CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (*.json) or raw bytes (*.bin)");
   app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
   app->add_option("--profile", args->profile, "arithmetic profile: " + profile_list() + " (default exact)");
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   app->add_option("--input", args->input, "input tensor: little-endian float32 .npy, C order")->required();
-  app->add_option("--output", args->output, "output: *.bin for the serialized bytes, anything else Q.json")->required();
+  app->add_option("--output", args->output, "output: *.json for Q.json, *.bin for the serialized bytes, - for standard output")
+      ->required();
+  app->add_option("--format", args->format, format_option_help(kQuantizeFormats));
   app->add_option("--scales", args->scales,
                   "given scales instead of calibration: a,b,... or a float32 .npy, one per block (one for per-tensor)");
   app->add_option("--global", args->global, "the given global scale of a two-level scheme (with --scales)");

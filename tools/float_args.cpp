@@ -6,6 +6,7 @@
 
 #include "io/npy.hpp"
 #include "scheme/printable.hpp"
+#include "tools/file_formats.hpp"
 
 namespace qscheme::cli {
 
@@ -23,7 +24,7 @@ Result<float> parse_f32(std::string_view text, std::string_view what) {
 }
 
 Result<std::vector<float>> parse_f32_list(const std::string& arg, std::string_view what) {
-  if (arg.ends_with(".npy")) {
+  if (has_extension(arg, ".npy")) {
     auto a = io::npy::read_file(arg);
     if (!a) return a.status();
     if (a->dtype != io::npy::Dtype::f32) {
