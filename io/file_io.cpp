@@ -86,6 +86,15 @@ Result<std::vector<std::uint8_t>> read_bytes(const std::string& path) {
   return f->read_all();
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  const auto stat_of = [](const std::string& p, struct stat& st) {
+    return p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
+  };
+  struct stat sa {};
+  struct stat sb {};
+  return stat_of(a, sa) && stat_of(b, sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 namespace {
 
 constexpr std::size_t kOutputBuffer = std::size_t{1} << 16;

@@ -50,6 +50,11 @@ class ReadFile {
 // io-error as read_bytes.
 Result<ReadFile> open_for_read(const std::string& path);
 
+// Whether a and b are the same file: device and inode, so a symlink, a hard link or another
+// spelling of a path counts; `-` is standard output. False when either cannot be stat'ed (a
+// path not created yet).
+bool same_file(const std::string& a, const std::string& b);
+
 // An output being written. For a regular file or a new path the bytes go to a temporary file
 // beside the target (io/temporaries.hpp: registered, so a SIGINT or SIGTERM removes it) and
 // commit() renames it over the target: until then the target is untouched, and a failed or

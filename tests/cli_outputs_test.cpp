@@ -196,6 +196,41 @@ BOOST_AUTO_TEST_CASE(dash_is_standard_output_for_every_output) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// An output that is an input is refused, whatever the spelling.
+
+BOOST_AUTO_TEST_CASE(an_output_that_is_an_input_is_refused) {
+  Fixture f;
+  const std::string x = f.s / "x.npy";
+  const std::string before = slurp(x);
+  // The reproducer: same text (--format so that the name's extension is not what refuses it).
+  expect_error(qscheme_run({"quantize", "--scheme", "q8_0", "--input", x, "--output", x, "--format", "json"}),
+               "invalid-argument", "is the same file as --input");
+  // A symlink, a hard link, another spelling.
+  fs::create_symlink("x.npy", f.s / "sym.json");
+  fs::create_hard_link(x, f.s / "hard.json");
+  for (const std::string& out : {f.s / "sym.json", f.s / "hard.json", (f.s.dir / "." / "x.npy").string()}) {
+    BOOST_TEST_CONTEXT(out) {
+      expect_error(qscheme_run({"quantize", "--scheme", "q8_0", "--input", x, "--output", out, "--format", "json"}),
+                   "invalid-argument", "is the same file as --input");
+    }
+  }
+  // Given scales from a file count as an input.
+  write_npy(f.s / "s.npy", {1}, {0.25f});
+  fs::create_hard_link(f.s / "s.npy", f.s / "s.json");
+  expect_error(qscheme_run({"quantize", "--scheme", "q8_0", "--input", x, "--scales", f.s / "s.npy", "--output", f.s / "s.json"}),
+               "invalid-argument", "is the same file as --scales");
+  // dequantize, and standard output appended to the input.
+  const std::string q = f.s / "q.json";
+  expect_error(qscheme_run({"dequantize", "--input", q, "--output", q, "--format", "npy"}), "invalid-argument",
+               "is the same file as --input");
+  expect_error(shell_run(f.s.dir, "'" QSCHEME_BIN "' dequantize --input q.json --output - >> q.json"), "invalid-argument",
+               "- (standard output) is the same file as --input");
+  BOOST_TEST(slurp(x) == before);
+  BOOST_TEST(slurp(q) == f.json);
+  BOOST_TEST(fs::is_symlink(f.s / "sym.json"));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Formats by extension, case-insensitive; an extension a command cannot write refused.
 
 BOOST_AUTO_TEST_CASE(formats_follow_the_extension_in_any_case) {

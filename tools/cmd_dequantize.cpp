@@ -12,6 +12,7 @@
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/distinct_files.hpp"
 #include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
@@ -121,6 +122,8 @@ std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, 
 int run_dequantize(const DequantizeArgs& args) {
   const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
   if (!format) return report(format.status());
+  const Status distinct = output_differs_from_inputs({"--output", &args.output}, {{"--input", &args.input}});
+  if (!distinct.ok()) return report(distinct);
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);

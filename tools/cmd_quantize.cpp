@@ -13,6 +13,7 @@
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/distinct_files.hpp"
 #include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
@@ -40,6 +41,10 @@ struct QuantizeArgs {
 int run_quantize(const QuantizeArgs& args) {
   const auto format = output_format("quantize", kQuantizeFormats, args.output, args.format);
   if (!format) return report(format.status());
+  const bool scales_file = args.scales && has_extension(*args.scales, ".npy");
+  const Status distinct = output_differs_from_inputs(
+      {"--output", &args.output}, {{"--input", &args.input}, {"--scales", scales_file ? &*args.scales : nullptr}});
+  if (!distinct.ok()) return report(distinct);
   auto scheme = parse_scheme(args.scheme);
   if (!scheme) return report(scheme.status());
   QuantizeOptions options;
