@@ -270,6 +270,35 @@ BOOST_AUTO_TEST_CASE(an_extension_a_command_cannot_write_is_refused) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// `vectors` checks every scheme first and writes its folder all or nothing.
+
+BOOST_AUTO_TEST_CASE(vectors_writes_all_or_nothing) {
+  Scratch s;
+  const std::string out = s / "v";
+  expect_error(qscheme_run({"vectors", "--out", out, "--schemes", "q8_0;bogus"}), "malformed-scheme", "bogus");
+  BOOST_TEST(fs::is_empty(s.dir));
+  expect_error(qscheme_run({"vectors", "--out", out, "--schemes", "q8_0;q4s:packed-native(0)"}), "packed-native-unsupported");
+  BOOST_TEST(fs::is_empty(s.dir));
+  // A folder with files in it is never mixed with new ones.
+  fs::create_directories(s / "full");
+  BOOST_REQUIRE(io::write_bytes(s / "full/mine.txt", std::vector<std::uint8_t>{'m'}).ok());
+  expect_error(qscheme_run({"vectors", "--out", s / "full", "--schemes", "q8_0"}), "io-error", "not empty");
+  BOOST_TEST(slurp(s / "full/mine.txt") == "m");
+  BOOST_TEST(std::distance(fs::directory_iterator(s / "full"), fs::directory_iterator()) == 1);
+  // Standard output cannot hold a folder.
+  expect_error(qscheme_run({"vectors", "--out", "-", "--schemes", "q8_0"}), "invalid-argument", "standard output");
+  BOOST_TEST(!fs::exists("-"));
+  // A new nested path and an empty folder both work.
+  BOOST_TEST(qscheme_run({"vectors", "--out", s / "a/b/c", "--schemes", "q8_0"}).status == 0);
+  BOOST_TEST(fs::exists(s / "a/b/c/index.json"));
+  fs::create_directories(s / "empty");
+  BOOST_TEST(qscheme_run({"vectors", "--out", s / "empty", "--schemes", "q8_0"}).status == 0);
+  BOOST_TEST(fs::exists(s / "empty/q8_0"));
+  BOOST_TEST(temporaries_in(s.dir).empty());
+  BOOST_TEST(temporaries_in(s / "a/b").empty());
+}
+
+// ---------------------------------------------------------------------------------------------
 // Control bytes and invalid UTF-8 in user strings are escaped in messages.
 
 BOOST_AUTO_TEST_CASE(user_strings_are_escaped_in_messages) {
