@@ -3,6 +3,7 @@
 #include <string>
 
 #include "fast/fast.hpp"
+#include "io/temporaries.hpp"
 #include "tools/command.hpp"
 
 int main(int argc, char** argv) {
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
     }
     return report({qscheme::ErrorCode::invalid_argument, std::string(e.what()) + " (" + help + " --help lists the options)"});
   }
+  // From here on a run may leave temporaries (outputs not renamed into place yet).
+  qscheme::io::remove_temporaries_on_signals();
   try {
     // A QSCHEME_TARGET the engine could not apply would leave every figure and check of this run
     // on another target than the one asked for.
