@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(bad_paths_are_io_errors_and_leave_nothing) {
   BOOST_TEST(fs::is_empty(s.dir));
 }
 
-// Item 1 of the hardening issue: as root, a write to /dev/full exited 0 and the node became a
-// regular file; a FIFO and a symlink were replaced the same way.
+// A writer that renames over whatever is at the path turns a device into a regular file (as
+// root) and reports success; a device keeps its node and its errors here.
 BOOST_AUTO_TEST_CASE(devices_are_written_through) {
   Scratch s;
   const std::string full = device(s, "full", 7);
@@ -174,8 +174,8 @@ BOOST_AUTO_TEST_CASE(a_symlink_stays_and_its_target_gets_the_content) {
   BOOST_TEST(temporaries_in(s.dir).empty());
 }
 
-// Item 2: a temporary left by SIGKILL must never pass for an output: hidden, in the target's
-// folder, not ending in the target's extension, different every time.
+// A temporary left by SIGKILL must never pass for an output: hidden, in the target's folder,
+// not ending in the target's extension, different every time.
 BOOST_AUTO_TEST_CASE(temporary_names_pass_for_no_output) {
   const std::string a = temporary_name("dir/x.npy");
   const std::string b = temporary_name("dir/x.npy");
