@@ -99,26 +99,33 @@ namespace {
 
 constexpr std::size_t kOutputBuffer = std::size_t{1} << 16;
 
+// A descriptor's link in /proc (/proc/self/fd/1, /proc/123/task/123/fd/4): it stands for an
+// open file, not for a name, and its text may name nothing (pipe:[123], "x (deleted)").
+bool is_descriptor_link(const std::filesystem::path& p) {
+  const std::string n = p.filename().string();
+  return p.string().starts_with("/proc/") && p.parent_path().filename() == "fd" && !n.empty() &&
+         n.find_first_not_of("0123456789") == std::string::npos;
+}
+
 // Where `path` leads through its symlinks: the name a rename must replace for the content to
 // change there (`path` itself unless it is a symlink; a dangling link's final target), and
-// whether a link on the way is one of /proc's (/dev/stdout -> /proc/self/fd/1), which stand for
-// an open file rather than a name.
+// whether a descriptor's link is on the way (/dev/stdout -> /proc/self/fd/1).
 struct Links {
   std::string target;
-  bool via_proc = false;
+  bool via_descriptor = false;
 };
 
 Result<Links> follow_links(const std::string& path) {
   std::filesystem::path p(path);
-  bool via_proc = false;
+  bool via_descriptor = false;
   for (int hop = 0; hop < 40; ++hop) {
     struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Links{p.string(), via_proc};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Links{p.string(), via_descriptor};
+    via_descriptor = via_descriptor || is_descriptor_link(p);
     std::error_code ec;
     const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
     if (ec) return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": " + ec.message());
     p = to.is_absolute() ? to : p.parent_path() / to;
-    via_proc = via_proc || p.string().starts_with("/proc/");
   }
   return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": " + std::strerror(ELOOP));
 }
@@ -149,7 +156,7 @@ Result<OutputFile> OutputFile::open(const std::string& path) {
   if (!links) return links.status();
   // An open file's stand-in (/dev/stdout redirected to a file): written where the process's
   // descriptor writes, at the end; so `>>` appends as it does for `-`.
-  if (exists && links->via_proc) return through(O_APPEND);
+  if (exists && links->via_descriptor) return through(O_APPEND);
   if (std::filesystem::path(links->target).filename().empty()) {
     return Status(ErrorCode::io_error, "cannot write " + quote(path) + ": not a file name");
   }

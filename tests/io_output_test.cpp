@@ -171,6 +171,11 @@ BOOST_AUTO_TEST_CASE(a_symlink_stays_and_its_target_gets_the_content) {
   ::close(fd);
   BOOST_TEST(fs::is_symlink(s / "fd.txt"));
   BOOST_TEST(slurp(s / "opened.txt") == "first second");
+  // Other links into /proc are names like any other: the file is replaced, not appended to.
+  fs::create_symlink("/proc/self/root" + (s / "real.json"), s / "root.json");
+  put(s / "root.json", "via root");
+  BOOST_TEST(fs::is_symlink(s / "root.json"));
+  BOOST_TEST(slurp(s / "real.json") == "via root");
   BOOST_TEST(temporaries_in(s.dir).empty());
 }
 
