@@ -60,9 +60,10 @@ bool same_file(const std::string& a, const std::string& b);
 // commit() renames it over the target: until then the target is untouched, and a failed or
 // abandoned write leaves it as it was. A symlink is followed: its target gets the new content
 // (a dangling one: its target is created) and the link stays as it was. Anything else (a device
-// such as /dev/null or /dev/full, a FIFO, a terminal, `-` for standard output) is written
-// through: those bytes cannot be taken back, and a write error (ENOSPC from /dev/full, EPIPE)
-// is an io-error. Writes are buffered; errors name `path`, never the temporary. Move-only.
+// such as /dev/null or /dev/full, a FIFO, a terminal, `-` for standard output, a descriptor's
+// link such as /dev/stdout, which appends) is written through: those bytes cannot be taken
+// back, and a write error (ENOSPC from /dev/full) is an io-error. Writes are buffered; errors
+// name `path`, never the temporary. Move-only.
 class OutputFile {
  public:
   // "-" is standard output. io-error when the path is a directory, names a folder that does not
