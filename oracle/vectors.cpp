@@ -14,9 +14,12 @@
 #include "reference/calibrate.hpp"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
+#include "scheme/validate.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
+#include "io/output_dir.hpp"
 #include "io/qjson.hpp"
 
 namespace qscheme::oracle {
@@ -27,8 +30,6 @@ namespace fs = std::filesystem;
 // The seed of every random tensor; part of the vectors' definition (README.md states it).
 constexpr std::uint64_t kSeed = 0x5153434845'4D45ull;  // "QSCHEME"
 
-// The profiles the vectors are exported for.
-constexpr Profile kProfiles[] = {Profile::exact, Profile::burn, Profile::onnx};
 
 struct Case {
   std::string name;
@@ -211,23 +212,31 @@ std::vector<std::string> default_vector_schemes() {
   return out;
 }
 
-Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes) {
+Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes) {
+  // Every scheme before any file: a bad one in the list leaves nothing behind.
+  std::vector<Scheme> parsed;
+  for (const std::string& text : schemes) {
+    auto scheme = parse_scheme(text);
+    if (!scheme) return scheme.status();
+    QSCHEME_RETURN_IF_ERROR(validate_scheme(*scheme));
+    parsed.push_back(*scheme);
+  }
+  auto out = io::OutputDir::create(out_dir);
+  if (!out) return out.status();
+  const std::string& dir = out->path();
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return {ErrorCode::io_error, "cannot create '" + dir + "': " + ec.message()};
   nlohmann::ordered_json index;
   index["generator"] = "qscheme vectors";
   index["seed"] = kSeed;
   index["cases"] = nlohmann::json::array();
   const std::vector<Case> all = cases();
-  for (const std::string& text : schemes) {
-    auto scheme = parse_scheme(text);
-    if (!scheme) return scheme.status();
-    QSCHEME_RETURN_IF_ERROR(validate_scheme(*scheme));
+  for (std::size_t k = 0; k < schemes.size(); ++k) {
+    const std::string& text = schemes[k];
+    const Scheme* scheme = &parsed[k];
     for (const Case& c : all) {
       const fs::path folder = fs::path(dir) / dir_name(text) / c.name;
       fs::create_directories(folder, ec);
-      if (ec) return {ErrorCode::io_error, "cannot create '" + folder.string() + "': " + ec.message()};
+      if (ec) return {ErrorCode::io_error, "cannot create " + quote(folder.string()) + ": " + ec.message()};
       auto layout = make_layout(*scheme, c.shape);
       if (!layout) return layout.status();
       nlohmann::ordered_json e;
@@ -258,7 +267,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
         e["calibration"] = to_string(c.calibration);
       }
       nlohmann::ordered_json profiles;
-      for (Profile p : kProfiles) {
+      for (Profile p : kAllProfiles) {
         const std::string pn(to_string(p));
         options.profile = p;
         nlohmann::ordered_json pe;
@@ -309,7 +318,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
   }
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "index.json", index.dump(1) + "\n"));
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "README.md", readme(schemes)));
-  return {};
+  return out->commit();
 }
 
 }  // namespace qscheme::oracle

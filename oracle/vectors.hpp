@@ -29,8 +29,10 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-// Writes the vectors for `schemes` (scheme texts or preset names) into `dir` (created if
-// missing). Errors: malformed-scheme and validate()'s codes for a bad scheme, io-error.
+// Writes the vectors for `schemes` (scheme texts or preset names) into `dir`, all or nothing
+// (io/output_dir.hpp): every scheme is checked before any file is written, and `dir` must not
+// exist yet or be an empty folder. Errors: malformed-scheme and validate()'s codes for a bad
+// scheme, invalid-argument for `-`, io-error.
 Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes);
 
 }  // namespace qscheme::oracle

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "oracle/check.hpp"
 #include "tools/command.hpp"
@@ -113,7 +114,7 @@ int run_check(const CheckArgs& a) {
   oracle::CheckRequest rq;
   rq.scheme = *scheme;
   const auto profile = profile_from_string(a.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + a.profile + "' is not a profile"});
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(a.profile) + " is not " + profile_list()});
   rq.options.profile = *profile;
   const auto calibration = calibration_from_string(a.calibration);
   if (!calibration) return report({ErrorCode::invalid_argument, "--calibration: '" + a.calibration + "' is not minmax or absmean"});
@@ -153,7 +154,7 @@ void add_check(CLI::App& root, std::vector<Command>& out) {
   CLI::App* app = root.add_subcommand(
       "check", "Check another implementation's result against the reference; diagnose any difference");
   app->add_option("--scheme", args->scheme, "scheme text or preset")->required();
-  app->add_option("--profile", args->profile, "arithmetic profile the candidate claims (default exact)");
+  app->add_option("--profile", args->profile, "arithmetic profile the candidate claims: " + profile_list() + " (default exact)");
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--input", args->input, "the f32 .npy input the candidate was computed from")->required();
   app->add_option("--candidate", args->candidate,

@@ -1,4 +1,5 @@
-// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor.
+// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
+// (tools/file_formats.hpp: *.npy, or `-` for standard output).
 // Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
 // exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
 // --shape, when given, must agree with the file. Nothing is written on error.
@@ -8,8 +9,11 @@
 
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/distinct_files.hpp"
+#include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "io/file_io.hpp"
@@ -24,6 +28,7 @@ namespace {
 struct DequantizeArgs {
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
@@ -53,7 +58,9 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    if (!in.profile) {
+      return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
+    }
   }
   auto bytes = io::read_bytes(args.input);
   if (!bytes) return bytes.status();
@@ -63,23 +70,23 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
 
 Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
   const auto& [scheme, shape, profile, bytes] = in;
-  if (args.input.ends_with(".bin")) {
+  if (has_extension(args.input, ".bin")) {
     if (!scheme || !shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
     auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
-    if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+    if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
     return q;
   }
   auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
+  if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
   if (scheme && !(*scheme == q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
-                                                   ", which holds '" + format_scheme(q->scheme) + "'");
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " +
+                                                   printable(args.input) + ", which holds '" + format_scheme(q->scheme) + "'");
   }
   if (shape && *shape != q->shape) {
-    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
   if (profile) q->profile = *profile;
   return q;
@@ -113,12 +120,16 @@ std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, 
 }
 
 int run_dequantize(const DequantizeArgs& args) {
+  const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
+  const Status distinct = output_differs_from_inputs({"--output", &args.output}, {{"--input", &args.input}});
+  if (!distinct.ok()) return report(distinct);
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   apply_threads(args.threads);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (args.input.ends_with(".bin")) {
+  if (has_extension(args.input, ".bin")) {
     if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
   }
   auto q = load(args, *in, **engine);
@@ -134,10 +145,11 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<DequantizeArgs>();
   CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
-  app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
+  app->add_option("--output", args->output, "output .npy (float32, C order), or - for standard output")->required();
+  app->add_option("--format", args->format, format_option_help(kDequantizeFormats));
   app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
-  app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
+  app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});
