@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "scheme/checked.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/scheme.hpp"
 #include "io/file_io.hpp"
 #include "io/huge_pages.hpp"
@@ -62,7 +63,7 @@ class HeaderReader {
       auto key = string_literal();
       if (!key) return key.status();
       skip_ws();
-      if (!eat(':')) return error("expected ':' after key '" + *key + "'");
+      if (!eat(':')) return error("expected ':' after key " + quote(*key));
       skip_ws();
       if (*key == "descr") {
         if (f.descr) return error("duplicate key 'descr'");
@@ -80,7 +81,7 @@ class HeaderReader {
         if (!v) return v.status();
         f.shape = std::move(*v);
       } else {
-        return error("unexpected key '" + *key + "' (a .npy header holds descr, fortran_order and shape)");
+        return error("unexpected key " + quote(*key) + " (a .npy header holds descr, fortran_order and shape)");
       }
       skip_ws();
       if (eat(',')) continue;
@@ -237,9 +238,9 @@ Result<Header> parse_header(std::span<const std::uint8_t> prefix, std::uint64_t 
   else if (d == "|u1" || d == "<u1") h.dtype = Dtype::u8;
   else if (d == "<u4") h.dtype = Dtype::u32;
   else if (!d.empty() && d[0] == '>') {
-    return bad("dtype '" + d + "' is big-endian; save the array as little-endian ('<f4', e.g. a.astype('<f4'))");
+    return bad("dtype " + quote(d) + " is big-endian; save the array as little-endian ('<f4', e.g. a.astype('<f4'))");
   } else {
-    return bad("dtype '" + d + "' is not supported; use float32 ('<f4') for tensors, or '<i4', '|i1', '|u1', '<u4'");
+    return bad("dtype " + quote(d) + " is not supported; use float32 ('<f4') for tensors, or '<i4', '|i1', '|u1', '<u4'");
   }
   if (*fields->fortran_order) {
     return bad("the array is in Fortran order; save it in C order (np.ascontiguousarray)");
@@ -287,7 +288,9 @@ void convert(const Header& h, std::span<const std::uint8_t> data, Array& a) {
   }
 }
 
-Status with_path(const std::string& path, const Status& st) { return Status(st.code(), path + ": " + st.message(), st.index()); }
+Status with_path(const std::string& path, const Status& st) {
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
+}
 
 }  // namespace
 
@@ -334,7 +337,7 @@ Result<Array> read_file(const std::string& path) {
     if (!file->read(data.data(), data.size())) return file->error();
     convert(*h, data, a);
   }
-  if (!file->at_end()) return Status(ErrorCode::io_error, "cannot read '" + path + "': it changed while being read");
+  if (!file->at_end()) return Status(ErrorCode::io_error, "cannot read " + quote(path) + ": it changed while being read");
   return a;
 }
 

@@ -8,6 +8,7 @@
 
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
 #include "oracle/engine.hpp"
@@ -41,7 +42,7 @@ struct Inputs {
 };
 
 Status with_path(const std::string& path, const Status& st) {
-  return Status(st.code(), path + ": " + st.message(), st.index());
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
 }
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
@@ -58,7 +59,7 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not exact or burn");
   }
   if (args.input.ends_with(".bin")) {
     auto bytes = io::read_bytes(args.input);
@@ -74,10 +75,10 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   if (!doc) return doc.status();
   if (in.scheme && !(*in.scheme == doc->scheme)) {
     return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*in.scheme) + "' disagrees with " +
-                                                   args.input + ", which holds '" + format_scheme(doc->scheme) + "'");
+                                                   printable(args.input) + ", which holds '" + format_scheme(doc->scheme) + "'");
   }
   if (in.shape && *in.shape != doc->shape) {
-    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
   in.scheme = doc->scheme;
   in.shape = std::move(doc->shape);

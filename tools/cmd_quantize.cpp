@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
 #include "oracle/engine.hpp"
@@ -39,11 +40,11 @@ int run_quantize(const QuantizeArgs& args) {
   if (!scheme) return report(scheme.status());
   QuantizeOptions options;
   const auto profile = profile_from_string(args.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + args.profile + "' is not exact or burn"});
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not exact or burn"});
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
   if (!calibration) {
-    return report({ErrorCode::invalid_argument, "--calibration: '" + args.calibration + "' is not minmax or absmean"});
+    return report({ErrorCode::invalid_argument, "--calibration: " + quote(args.calibration) + " is not minmax or absmean"});
   }
   options.calibration = *calibration;
   auto engine = oracle::find_engine(args.engine);
@@ -68,7 +69,7 @@ int run_quantize(const QuantizeArgs& args) {
   auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
   if (x->dtype != io::npy::Dtype::f32) {
-    return report({ErrorCode::unsupported_npy, args.input + ": the input tensor must be float32 ('<f4'), got '" +
+    return report({ErrorCode::unsupported_npy, printable(args.input) + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
   // Both outputs start from the serialized bytes: Q.json is written from them, so that no
