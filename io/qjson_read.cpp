@@ -19,6 +19,7 @@
 #include "scheme/checked.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::io::qjson {
@@ -142,10 +143,10 @@ class QjsonReader {
       if (*e == Event::end_object) break;
       const std::string key(json_.text());
       const auto at = std::find(kKeys.begin(), kKeys.end(), key);
-      if (at == kKeys.end()) return invalid("unknown key \"" + key + "\"", json_.offset());
+      if (at == kKeys.end()) return invalid("unknown key \"" + printable(key) + "\"", json_.offset());
       const auto field = static_cast<Field>(at - kKeys.begin());
       if (seen_[field]) {
-        return invalid("duplicate key \"" + key + "\" in the document's object (each key may appear once)",
+        return invalid("duplicate key \"" + printable(key) + "\" in the document's object (each key may appear once)",
                        json_.offset());
       }
       seen_[field] = true;
@@ -216,7 +217,7 @@ class QjsonReader {
     if (!s) return s.status();
     if (!*s) return invalid("\"profile\" must be \"exact\", \"burn\" or \"onnx\"");
     auto p = profile_from_string(**s);
-    if (!p) return invalid("\"profile\" must be \"exact\", \"burn\" or \"onnx\", got \"" + **s + "\"");
+    if (!p) return invalid("\"profile\" must be \"exact\", \"burn\" or \"onnx\", got \"" + printable(**s) + "\"");
     profile_ = *p;
     return {};
   }
@@ -538,7 +539,7 @@ Result<Document> read_file(const std::string& path) {
   if (!file) return file.status();
   auto with_path = [&](Result<Document> d) -> Result<Document> {
     if (d || d.status().code() == ErrorCode::io_error) return d;
-    return Status(d.status().code(), path + ": " + d.status().message(), d.status().index());
+    return Status(d.status().code(), printable(path) + ": " + d.status().message(), d.status().index());
   };
   if (!file->size()) {  // a pipe or a device: its whole text, then the text in memory
     auto text = file->read_all();
@@ -556,7 +557,7 @@ Result<Document> read_file(const std::string& path) {
     return n;
   };
   auto d = with_path(read(source, size));
-  if (d && !f.at_end()) return Status(ErrorCode::io_error, "cannot read '" + path + "': it grew while being read");
+  if (d && !f.at_end()) return Status(ErrorCode::io_error, "cannot read " + quote(path) + ": it grew while being read");
   return d;
 }
 

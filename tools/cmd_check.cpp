@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "reference/reference.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "oracle/check.hpp"
 #include "tools/command.hpp"
@@ -62,7 +62,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     auto doc = io::qjson::read_file(a.candidate);
     if (!doc) return doc.status();
     if (!(doc->scheme == scheme)) {
-      return Status(ErrorCode::invalid_argument, a.candidate + ": the candidate's scheme '" + format_scheme(doc->scheme) +
+      return Status(ErrorCode::invalid_argument, printable(a.candidate) + ": the candidate's scheme '" + format_scheme(doc->scheme) +
                                                      "' differs from --scheme '" + format_scheme(scheme) + "'");
     }
     c.kind = oracle::CandidateKind::quantized;

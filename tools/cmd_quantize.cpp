@@ -82,15 +82,15 @@ int run_quantize(const QuantizeArgs& args) {
     return kExitOk;
   }
   std::vector<float>().swap(x->f32);  // the input is not needed for the text
-  std::string text;
-  const Status st = io::qjson::write(*scheme, options.profile, x->shape, *bytes, [&](std::span<const std::uint8_t> piece) {
-    text.append(reinterpret_cast<const char*>(piece.data()), piece.size());
-    return Status();
-  });
+  // The text goes to the file as it is formatted, never whole in memory.
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return report(out.status());
+  const Status st = io::qjson::write(*scheme, options.profile, x->shape, *bytes,
+                                     [&](std::span<const std::uint8_t> piece) { return out->write(piece); });
+  // Only the file can fail here: bytes the engine made that do not check are a bug.
   if (!st.ok()) return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
-  const Status written = io::write_bytes(
-      args.output, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-  if (!written.ok()) return report(written);
+  const Status committed = out->commit();
+  if (!committed.ok()) return report(committed);
   return kExitOk;
 }
 
