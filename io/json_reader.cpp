@@ -172,7 +172,7 @@ Result<Event> Reader::read_literal(std::string_view word, Event e) {
   return e;
 }
 
-std::optional<Result<Event>> Reader::read_number_in_buffer() {
+bool Reader::read_number_in_buffer() {
   // JSON's number grammar over buffer_[pos_, end_); the characters after it must be in the
   // buffer too, else the token may go on in the next chunk.
   const char* const begin = buffer_.data() + pos_;
@@ -188,30 +188,30 @@ std::optional<Result<Event>> Reader::read_number_in_buffer() {
   if (p < end && *p == '0') {
     ++p;
   } else if (!digits()) {
-    return std::nullopt;  // the slow path says what is wrong, or finds the digits in the next chunk
+    return false;  // the slow path says what is wrong, or finds the digits in the next chunk
   }
   bool integer = true;
   if (p < end && *p == '.') {
     ++p;
     integer = false;
-    if (!digits()) return std::nullopt;
+    if (!digits()) return false;
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
     ++p;
     integer = false;
     if (p < end && (*p == '+' || *p == '-')) ++p;
-    if (!digits()) return std::nullopt;
+    if (!digits()) return false;
   }
-  if (p == end || static_cast<std::size_t>(p - begin) > kMaxToken) return std::nullopt;
+  if (p == end || static_cast<std::size_t>(p - begin) > kMaxToken) return false;
   text_.assign(begin, p);
   integer_ = integer;
   pos_ += static_cast<std::size_t>(p - begin);
   after_value();
-  return Result<Event>(Event::number);
+  return true;
 }
 
 Result<Event> Reader::read_number() {
-  if (auto fast = read_number_in_buffer()) return std::move(*fast);
+  if (read_number_in_buffer()) return Event::number;
   integer_ = true;
   auto digit = [this] {
     const int c = peek();

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -75,8 +74,9 @@ class Reader {
   bool refill();
   Result<Event> value_starting_with(int c);
   Result<Event> read_number();
-  // The number whole inside the buffer, when it is (the common case): nullopt otherwise.
-  std::optional<Result<Event>> read_number_in_buffer();
+  // Reads the number when it lies whole inside the buffer (the common case) and is valid;
+  // false leaves everything as it was for read_number's character-by-character path.
+  bool read_number_in_buffer();
   Result<Event> read_literal(std::string_view word, Event e);
   // Appends the string's characters to text_ until its end or until the piece is full.
   Status read_string_piece(std::size_t limit);
