@@ -141,7 +141,13 @@ class HeaderReader {
       std::uint64_t v = 0;
       const char* first = t_.data() + pos_;
       const auto [ptr, ec] = std::from_chars(first, t_.data() + t_.size(), v);
-      if (ec != std::errc()) return error("a 'shape' extent does not fit in 64 bits");
+      if (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxSize)) {
+        // The rule of every shape (scheme/checked.hpp), not a header defect.
+        return Status(ErrorCode::shape_overflow, "a 'shape' extent of " +
+                                                     std::string(first, static_cast<std::size_t>(ptr - first)) +
+                                                     " is past 2^63 - 1; no tensor can have it");
+      }
+      if (ec != std::errc()) return error("expected a non-negative integer in 'shape'");
       pos_ += static_cast<std::size_t>(ptr - first);
       if (pos_ < t_.size() && t_[pos_] == 'L') ++pos_;  // Python 2 long suffix
       dims.push_back(v);
@@ -241,10 +247,12 @@ Result<Header> parse_header(std::span<const std::uint8_t> prefix, std::uint64_t 
   }
   h.shape = *fields->shape;
   std::optional<std::uint64_t> count = 1;
-  for (std::uint64_t e : h.shape) count = count ? checked_mul(*count, e) : std::nullopt;
+  for (std::uint64_t e : h.shape) count = count && *count <= kMaxSize ? checked_mul(*count, e) : std::nullopt;
   const std::optional<std::uint64_t> data_bytes =
       count ? checked_mul(*count, static_cast<std::uint64_t>(item_size(h.dtype))) : std::nullopt;
-  if (!data_bytes) return bad("the array's shape holds more elements than fit in 64 bits");
+  if (!data_bytes || *data_bytes > kMaxSize) {
+    return Status(ErrorCode::shape_overflow, "the array's shape holds more elements or bytes than fit in 63 bits");
+  }
   const std::uint64_t available = total - header_start - header_len;
   if (*data_bytes > available) {
     return bad("truncated .npy data: the shape needs " + std::to_string(*data_bytes) + " bytes, the file has " +
@@ -340,6 +348,9 @@ namespace {
 Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values) {
   if (shape.size() > kMaxRank) {
     return Status(ErrorCode::invalid_argument, "cannot write a rank-" + std::to_string(shape.size()) + " array");
+  }
+  for (std::uint64_t e : shape) {
+    if (e > kMaxSize) return Status(ErrorCode::shape_overflow, "cannot write an extent of " + std::to_string(e));
   }
   std::optional<std::uint64_t> count = 1;
   for (std::uint64_t e : shape) count = count ? checked_mul(*count, e) : std::nullopt;

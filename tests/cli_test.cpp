@@ -470,6 +470,51 @@ BOOST_AUTO_TEST_CASE(dequantize_errors_write_nothing) {
   BOOST_TEST(read_npy(out).size() == 4u);
 }
 
+BOOST_AUTO_TEST_CASE(a_qjson_key_given_twice_is_rejected_naming_it) {
+  // The value read last used to win silently: a file with two "codes" dequantized to whichever
+  // came second. Every key, repeated after the original with another value, is now a user error.
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.json"}));
+  const std::string good = slurp(tmp / "q.json");
+  const std::vector<std::pair<std::string, std::string>> twice{
+      {"scheme", "\"q8f\""},         {"profile", "\"burn\""}, {"shape", "[2,2]"},          {"codes", "[0,0,0,0]"},
+      {"block_scales", "[2.0]"}, {"global_scale", "null"},  {"bytes", "\"0000000000000040\""}};
+  for (const auto& [key, value] : twice) {
+    std::string text = good;
+    text.insert(text.rfind('}'), ",\"" + key + "\": " + value + "\n");
+    BOOST_REQUIRE(io::write_bytes(tmp / "twice.json", std::vector<std::uint8_t>(text.begin(), text.end())).ok());
+    BOOST_TEST_CONTEXT(key) {
+      const Run r = qscheme_run({"dequantize", "--input", tmp / "twice.json", "--output", tmp / "y.npy"});
+      expect_user_error(r, "invalid-argument");
+      BOOST_TEST(r.err.find("duplicate key \"" + key + "\"") != std::string::npos, r.err);
+      BOOST_TEST(!fs::exists(tmp / "y.npy"));
+      const Run c = qscheme_run({"check", "--scheme", "q8s", "--input", tmp / "x.npy", "--candidate", tmp / "twice.json"});
+      expect_user_error(c, "invalid-argument");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_extent_past_63_bits_beside_a_zero_is_shape_overflow) {
+  // [0, 2^64-1] has no elements, so no product overflowed and the shape was accepted: validate
+  // said valid, quantize wrote a file with an extent numpy cannot load.
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8s", "--shape", "0,18446744073709551615"}), "shape-overflow");
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8_0", "--shape", "18446744073709551615,0"}), "shape-overflow");
+  expect_ok(qscheme_run({"validate", "--scheme", "q8s", "--shape", "0,9223372036854775807"}));
+  Scratch tmp;
+  const std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 18446744073709551615), }\n";
+  std::vector<std::uint8_t> b{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
+  b.insert(b.end(), h.begin(), h.end());
+  BOOST_REQUIRE(io::write_bytes(tmp / "x.npy", b).ok());
+  expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.json"}),
+                    "shape-overflow");
+  BOOST_TEST(!fs::exists(tmp / "q.json"));
+  const std::string doc = R"({"scheme": "q8s", "shape": [0, 18446744073709551615], "codes": [], "block_scales": [1.0], "global_scale": null})";
+  BOOST_REQUIRE(io::write_bytes(tmp / "q.json", std::vector<std::uint8_t>(doc.begin(), doc.end())).ok());
+  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}), "shape-overflow");
+  BOOST_TEST(!fs::exists(tmp / "y.npy"));
+}
+
 BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
   Scratch tmp;
   write_npy(tmp / "s.npy", {}, {2.5f});

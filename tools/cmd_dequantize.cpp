@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "reference/reference.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
@@ -36,13 +36,18 @@ struct DequantizeArgs {
   std::optional<unsigned> threads;
 };
 
-// The options, parsed, and the input file's bytes: read once, for whichever path takes them.
+// The options, parsed, and the serialized tensor: a .bin file's bytes with --scheme and --shape,
+// or what Q.json holds (checked against the options).
 struct Inputs {
   std::optional<Scheme> scheme;
   std::optional<std::vector<std::uint64_t>> shape;
   std::optional<Profile> profile;
   std::vector<std::uint8_t> bytes;
 };
+
+Status with_path(const std::string& path, const Status& st) {
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
+}
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
   Inputs in;
@@ -62,61 +67,30 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
       return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
     }
   }
-  auto bytes = io::read_bytes(args.input);
-  if (!bytes) return bytes.status();
-  in.bytes = std::move(*bytes);
-  return in;
-}
-
-Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  const auto& [scheme, shape, profile, bytes] = in;
   if (has_extension(args.input, ".bin")) {
-    if (!scheme || !shape) {
+    auto bytes = io::read_bytes(args.input);
+    if (!bytes) return bytes.status();
+    if (!in.scheme || !in.shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
-    auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
-    if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
-    return q;
+    in.bytes = std::move(*bytes);
+    return in;
   }
-  auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  if (!q) return Status(q.status().code(), printable(args.input) + ": " + q.status().message(), q.status().index());
-  if (scheme && !(*scheme == q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " +
-                                                   printable(args.input) + ", which holds '" + format_scheme(q->scheme) + "'");
+  auto doc = io::qjson::read_file(args.input);  // its errors name the file
+  if (!doc) return doc.status();
+  if (in.scheme && !(*in.scheme == doc->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*in.scheme) + "' disagrees with " +
+                                                   printable(args.input) + ", which holds '" + format_scheme(doc->scheme) + "'");
   }
-  if (shape && *shape != q->shape) {
+  if (in.shape && *in.shape != doc->shape) {
     return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
-  if (profile) q->profile = *profile;
-  return q;
-}
-
-// Writes y as the output .npy (nothing on error).
-int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
-  const Status st = io::npy::write_f32_file(args.output, shape, y);
-  if (!st.ok()) {
-    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
-    // is a bug here.
-    return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
-  }
-  return kExitOk;
-}
-
-// A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
-// None when anything is amiss: load and dequantize below then report it, with their messages.
-std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  if (!in.scheme || !in.shape) return std::nullopt;
-  auto l = make_layout(*in.scheme, *in.shape);
-  // A length the layout does not have is the general path's size-mismatch, before any output is
-  // allocated for a shape the bytes cannot hold.
-  if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
-  std::vector<float> y;
-  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, in.profile.value_or(Profile::exact), y).ok()) {
-    return std::nullopt;
-  }
-  return write_output(args, *in.shape, y);
+  in.scheme = doc->scheme;
+  in.shape = std::move(doc->shape);
+  if (!in.profile) in.profile = doc->profile;
+  in.bytes = std::move(doc->bytes);
+  return in;
 }
 
 int run_dequantize(const DequantizeArgs& args) {
@@ -129,14 +103,23 @@ int run_dequantize(const DequantizeArgs& args) {
   apply_threads(args.threads);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (has_extension(args.input, ".bin")) {
-    if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
+  // The same path for both inputs: serialized bytes straight to f32 (the engine's
+  // dequantize_bytes: no tensor of i32 codes between).
+  auto l = layout_for_bytes(*in->scheme, *in->shape, in->bytes.size());
+  if (!l) return report(with_path(args.input, l.status()));
+  std::vector<float> y;
+  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+  const Status st =
+      (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, in->profile.value_or(Profile::exact), y);
+  if (!st.ok()) return report(with_path(args.input, st));
+  std::vector<std::uint8_t>().swap(in->bytes);
+  const Status written = io::npy::write_f32_file(args.output, *in->shape, y);
+  if (!written.ok()) {
+    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
+    // is a bug here.
+    return report(written.code() == ErrorCode::io_error ? written : Status(ErrorCode::internal, written.message()));
   }
-  auto q = load(args, *in, **engine);
-  if (!q) return report(q.status());
-  auto y = (*engine)->dequantize(*q);
-  if (!y) return report(y.status());
-  return write_output(args, q->shape, *y);
+  return kExitOk;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json (.json) or as
-// the raw serialized bytes (.bin, the engine's encode); tools/file_formats.hpp decides which.
-// Nothing is written on error.
+// the raw serialized bytes (.bin, the engine's quantize_bytes); tools/file_formats.hpp decides
+// which. Nothing is written on error.
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -83,20 +83,25 @@ int run_quantize(const QuantizeArgs& args) {
     return report({ErrorCode::unsupported_npy, printable(args.input) + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
-  std::vector<std::uint8_t> out;
+  // Both outputs start from the serialized bytes: Q.json is written from them, so that no
+  // tensor of i32 codes exists beside the input.
+  auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
+  if (!bytes) return report(bytes.status());
   if (format->name == "bin") {
-    auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
-    if (!bytes) return report(bytes.status());
-    out = std::move(*bytes);
-  } else {
-    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
-    if (!q) return report(q.status());
-    auto text = io::qjson::write(*q);
-    if (!text) return report(text.status());
-    out.assign(text->begin(), text->end());
+    const Status st = io::write_bytes(args.output, *bytes);
+    if (!st.ok()) return report(st);
+    return kExitOk;
   }
-  const Status st = io::write_bytes(args.output, out);
-  if (!st.ok()) return report(st);
+  std::vector<float>().swap(x->f32);  // the input is not needed for the text
+  // The text goes to the file as it is formatted, never whole in memory.
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return report(out.status());
+  const Status st = io::qjson::write(*scheme, options.profile, x->shape, *bytes,
+                                     [&](std::span<const std::uint8_t> piece) { return out->write(piece); });
+  // Only the file can fail here: bytes the engine made that do not check are a bug.
+  if (!st.ok()) return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
+  const Status committed = out->commit();
+  if (!committed.ok()) return report(committed);
   return kExitOk;
 }
 
