@@ -14,7 +14,7 @@
 #include "fast/qscheme.h"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
-#include "tests/run_process.hpp"
+#include "tests/support/run_process.hpp"
 
 namespace {
 constexpr std::uint8_t kSentinel = 0xA5;

@@ -24,8 +24,8 @@
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
-#include "tests/edge_tensors.hpp"
-#include "tests/sanitized.hpp"
+#include "tests/support/edge_tensors.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace fast = qscheme::fast;
 namespace ref = qscheme::reference;

@@ -1,4 +1,4 @@
-// fast/ against the published Burn/CubeCL golden vectors (shared/vectors/burn-golden.json), on
+// fast/ against the published Burn/CubeCL golden vectors (tests/data/burn-golden.json), on
 // every compiled Highway target, under every profile each vector lists. Exact comparisons:
 // codes ==, scale values ==, dequantized f32 bits ==, packed words ==, byte lengths ==.
 #include <boost/test/unit_test.hpp>

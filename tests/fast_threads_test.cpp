@@ -23,8 +23,8 @@
 #include "fast/fast.hpp"
 #include "fast/worker_pool.hpp"
 #include "scheme/text.hpp"
-#include "tests/run_process.hpp"
-#include "tests/sanitized.hpp"
+#include "tests/support/run_process.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace fast = qscheme::fast;
 

@@ -20,7 +20,7 @@
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
-#include "tests/edge_tensors.hpp"
+#include "tests/support/edge_tensors.hpp"
 
 namespace fast = qscheme::fast;
 namespace ref = qscheme::reference;
@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_index_and_message) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-// Three rejections on which the engines once disagreed (found when the messages were unified):
+// Three rejections whose error depends on which rule an engine follows:
 // a zero given scale over N-D blocks, where the first offending element in row-major order lies
 // in a later block than the first offending block; encode of a tensor with both a bad scale and
 // a bad code (scales are checked first, as in dequantize); encode of a one-level tensor carrying

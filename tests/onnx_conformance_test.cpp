@@ -1,4 +1,4 @@
-// The ONNX QuantizeLinear/DequantizeLinear node tests (../shared/vectors/onnx, data produced by
+// The ONNX QuantizeLinear/DequantizeLinear node tests (tests/data/onnx, data produced by
 // the ONNX reference implementation) under profile onnx, both engines, bit for bit. The exact
 // number of cases run, passed and not expressible is asserted, and so is which ones run, so a
 // case can neither fail nor drop out of the run silently (docs/CONFORMANCE.md lists them).
@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "tools/onnx/conformance.hpp"
+#include "oracle/onnx/conformance.hpp"
 
 #ifndef QSCHEME_ONNX_DIR
 #error "QSCHEME_ONNX_DIR must name the ONNX conformance folder"

@@ -1,5 +1,5 @@
 // Reproduces every quantize, quantize_given and dequantize vector of Burn's published tests
-// (../shared/vectors/burn-golden.json) under each profile the vector names, bit for bit: codes,
+// (tests/data/burn-golden.json) under each profile the vector names, bit for bit: codes,
 // stored scale values, the global scale and the dequantized f32 patterns. The vectors are data
 // from Burn/CubeCL/cubek tests, never generated from this code.
 //

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "print_support.hpp"
+#include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
 

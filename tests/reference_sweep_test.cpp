@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "print_support.hpp"
+#include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"

@@ -22,7 +22,8 @@
 #include "scheme/validate.hpp"
 #include "tools/affinity.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
 
 namespace qscheme::cli {
 namespace {

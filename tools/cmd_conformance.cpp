@@ -1,12 +1,12 @@
 // `qscheme conformance DIR`: run the ONNX QuantizeLinear/DequantizeLinear node tests in DIR
-// (tools/onnx/conformance.hpp) with both engines under profile onnx and print the table.
+// (oracle/onnx/conformance.hpp) with both engines under profile onnx and print the table.
 // Exit 0 when every expressible case passes, 3 when one fails, 2 for a bad directory.
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "tools/command.hpp"
-#include "tools/onnx/conformance.hpp"
+#include "oracle/onnx/conformance.hpp"
 
 namespace qscheme::cli {
 

@@ -1,4 +1,5 @@
-// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor.
+// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
+// (tools/file_formats.hpp: *.npy, or `-` for standard output).
 // Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
 // exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
 // --shape, when given, must agree with the file. Nothing is written on error.
@@ -6,15 +7,19 @@
 #include <optional>
 #include <string>
 
-#include "reference/reference.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
-#include "tools/file_io.hpp"
-#include "tools/huge_pages.hpp"
-#include "tools/npy.hpp"
-#include "tools/qjson.hpp"
+#include "tools/distinct_files.hpp"
+#include "tools/file_formats.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
+#include "io/file_io.hpp"
+#include "io/huge_pages.hpp"
+#include "io/npy.hpp"
+#include "io/qjson.hpp"
 #include "tools/shape_arg.hpp"
 
 namespace qscheme::cli {
@@ -23,20 +28,26 @@ namespace {
 struct DequantizeArgs {
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
-  std::string engine{kDefaultEngine};
+  std::string engine{oracle::kDefaultEngine};
   std::optional<std::string> threads;
 };
 
-// The options, parsed, and the input file's bytes: read once, for whichever path takes them.
+// The options, parsed, and the serialized tensor: a .bin file's bytes with --scheme and --shape,
+// or what Q.json holds (checked against the options).
 struct Inputs {
   std::optional<Scheme> scheme;
   std::optional<std::vector<std::uint64_t>> shape;
   std::optional<Profile> profile;
   std::vector<std::uint8_t> bytes;
 };
+
+Status with_path(const std::string& path, const Status& st) {
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
+}
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
   Inputs in;
@@ -52,79 +63,63 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    if (!in.profile) {
+      return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
+    }
   }
-  auto bytes = read_bytes(args.input);
-  if (!bytes) return bytes.status();
-  in.bytes = std::move(*bytes);
-  return in;
-}
-
-Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
-  const auto& [scheme, shape, profile, bytes] = in;
-  if (args.input.ends_with(".bin")) {
-    if (!scheme || !shape) {
+  if (has_extension(args.input, ".bin")) {
+    auto bytes = io::read_bytes(args.input);
+    if (!bytes) return bytes.status();
+    if (!in.scheme || !in.shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme and --shape");
     }
-    auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
-    if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
-    return q;
+    in.bytes = std::move(*bytes);
+    return in;
   }
-  auto q = qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
-  if (scheme && !(*scheme == q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
-                                                   ", which holds '" + format_scheme(q->scheme) + "'");
+  auto doc = io::qjson::read_file(args.input);  // its errors name the file
+  if (!doc) return doc.status();
+  if (in.scheme && !(*in.scheme == doc->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*in.scheme) + "' disagrees with " +
+                                                   printable(args.input) + ", which holds '" + format_scheme(doc->scheme) + "'");
   }
-  if (shape && *shape != q->shape) {
-    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+  if (in.shape && *in.shape != doc->shape) {
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
-  if (profile) q->profile = *profile;
-  return q;
-}
-
-// Writes y as the output .npy (nothing on error).
-int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
-  const Status st = npy::write_f32_file(args.output, shape, y);
-  if (!st.ok()) {
-    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
-    // is a bug here.
-    return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
-  }
-  return kExitOk;
-}
-
-// A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
-// None when anything is amiss: load and dequantize below then report it, with their messages.
-std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const Engine& engine) {
-  if (!in.scheme || !in.shape) return std::nullopt;
-  auto l = make_layout(*in.scheme, *in.shape);
-  // A length the layout does not have is the general path's size-mismatch, before any output is
-  // allocated for a shape the bytes cannot hold.
-  if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
-  std::vector<float> y;
-  resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, in.profile.value_or(Profile::exact), y).ok()) {
-    return std::nullopt;
-  }
-  return write_output(args, *in.shape, y);
+  in.scheme = doc->scheme;
+  in.shape = std::move(doc->shape);
+  if (!in.profile) in.profile = doc->profile;
+  in.bytes = std::move(doc->bytes);
+  return in;
 }
 
 int run_dequantize(const DequantizeArgs& args) {
-  auto engine = find_engine(args.engine);
+  const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
+  const Status distinct = output_differs_from_inputs({"--output", &args.output}, {{"--input", &args.input}});
+  if (!distinct.ok()) return report(distinct);
+  auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
   if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (args.input.ends_with(".bin")) {
-    if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
+  // The same path for both inputs: serialized bytes straight to f32 (the engine's
+  // dequantize_bytes: no tensor of i32 codes between).
+  auto l = layout_for_bytes(*in->scheme, *in->shape, in->bytes.size());
+  if (!l) return report(with_path(args.input, l.status()));
+  std::vector<float> y;
+  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+  const Status st =
+      (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, in->profile.value_or(Profile::exact), y);
+  if (!st.ok()) return report(with_path(args.input, st));
+  std::vector<std::uint8_t>().swap(in->bytes);
+  const Status written = io::npy::write_f32_file(args.output, *in->shape, y);
+  if (!written.ok()) {
+    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
+    // is a bug here.
+    return report(written.code() == ErrorCode::io_error ? written : Status(ErrorCode::internal, written.message()));
   }
-  auto q = load(args, *in, **engine);
-  if (!q) return report(q.status());
-  auto y = (*engine)->dequantize(*q);
-  if (!y) return report(y.status());
-  return write_output(args, q->shape, *y);
+  return kExitOk;
 }
 
 }  // namespace
@@ -133,10 +128,11 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<DequantizeArgs>();
   CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
-  app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
+  app->add_option("--output", args->output, "output .npy (float32, C order), or - for standard output")->required();
+  app->add_option("--format", args->format, format_option_help(kDequantizeFormats));
   app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
-  app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
+  app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});

@@ -12,7 +12,8 @@
 
 #include "fast/fast.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
 
 #ifndef QSCHEME_VERSION
 #error "QSCHEME_VERSION must be defined by the build"
@@ -46,8 +47,8 @@ int run_info(const InfoArgs& args) {
     j["threads"] = threads;
     j["hardware_concurrency"] = cores;
     j["engines"] = nlohmann::json::array();
-    for (const Engine& e : engines()) j["engines"].push_back(std::string(e.name));
-    j["default_engine"] = std::string(kDefaultEngine);
+    for (const oracle::Engine& e : oracle::engines()) j["engines"].push_back(std::string(e.name));
+    j["default_engine"] = std::string(oracle::kDefaultEngine);
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
@@ -63,14 +64,6 @@ int run_info(const InfoArgs& args) {
 }
 
 }  // namespace
-
-Status apply_target(const std::string& name) {
-  if (fast::set_target(name)) return Status();
-  std::string list;
-  for (const auto& t : fast::available_targets()) list += (list.empty() ? "" : ", ") + t;
-  return Status(ErrorCode::invalid_argument,
-                "--target: '" + name + "' is not a Highway target this build and CPU support; choose one of " + list);
-}
 
 void add_info(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<InfoArgs>();

@@ -1,11 +1,11 @@
-// `qscheme vectors`: export golden vectors (tools/vectors.hpp) for other implementations to test
+// `qscheme vectors`: export golden vectors (oracle/vectors.hpp) for other implementations to test
 // against. Deterministic: the same scheme list always gives byte-identical files.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tools/command.hpp"
-#include "tools/vectors.hpp"
+#include "oracle/vectors.hpp"
 
 namespace qscheme::cli {
 namespace {
@@ -39,7 +39,7 @@ int run_vectors(const VectorsArgs& a) {
 void add_vectors(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<VectorsArgs>();
   CLI::App* app = root.add_subcommand("vectors", "Export golden vectors (inputs, codes, scales, bytes, values)");
-  app->add_option("--out", args->out, "output directory (created if missing)")->required();
+  app->add_option("--out", args->out, "a new or empty folder, written all or nothing")->required();
   app->add_option("--schemes", args->schemes,
                   "schemes or presets, separated by ';' or given as several values (default: presets + a representative set)");
   out.push_back({app, [args] { return run_vectors(*args); }});

@@ -3,7 +3,7 @@
 // supported with a self-consistent layout or rejected with a typed error, and that the text and
 // binary forms round-trip. Then runs both engines (reference/ and fast/) on every supported tuple
 // over the shapes of the set with built-in edge-case tensors, under both profiles, and reports
-// their agreement (tools/verify_engines.hpp). Exits 1 if any check fails or the engines disagree.
+// their agreement (oracle/verify_engines.hpp). Exits 1 if any check fails or the engines disagree.
 #include <fmt/core.h>
 
 #include <map>
@@ -17,8 +17,9 @@
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 #include "tools/command.hpp"
-#include "tools/engine.hpp"
-#include "tools/verify_engines.hpp"
+#include "oracle/engine.hpp"
+#include "tools/engine_options.hpp"
+#include "oracle/verify_engines.hpp"
 
 namespace qscheme::cli {
 namespace {
@@ -108,12 +109,12 @@ int run_verify(bool engines_too) {
   for (const std::string& f : tally.first_failures) fmt::print("  FAILED: {}\n", f);
   std::uint64_t disagreements = 0;
   if (engines_too) {
-    const EngineAgreement a = compare_engines();
+    const oracle::EngineAgreement a = oracle::compare_engines();
     disagreements = a.disagreements();
     fmt::print("engines        reference vs fast ({}): {} supported tuples, {} (tuple, shape) pairs, {} tensor runs\n",
                fast::current_target(), a.tuples, a.pairs, a.tensors);
     fmt::print("  {:<38} {:>21} {:>21}\n", "agreement", "exact", "burn");
-    for (const AgreementRow& r : a.rows) {
+    for (const oracle::AgreementRow& r : a.rows) {
       fmt::print("  {:<38} {:>10}/{:<10} {:>10}/{:<10}\n", r.what, r.agreed[0], r.checked[0], r.agreed[1], r.checked[1]);
     }
     fmt::print("  disagreements {}\n", disagreements);

@@ -1,15 +1,20 @@
 // qscheme: the command line over scheme/, reference/ and fast/.
 #include <exception>
-#include <iostream>
+#include <string>
 
 #include "fast/fast.hpp"
+#include "io/temporaries.hpp"
 #include "tools/command.hpp"
+
+#ifndef QSCHEME_VERSION
+#error "QSCHEME_VERSION must be defined by the build"
+#endif
 
 int main(int argc, char** argv) {
   using namespace qscheme::cli;
   CLI::App app{"qscheme: exact, fast tensor quantization schemes (Burn's scheme model)", "qscheme"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "qscheme 0.1.0");
+  app.set_version_flag("--version", "qscheme " QSCHEME_VERSION);
   std::vector<Command> commands;
   add_schemes(app, commands);
   add_validate(app, commands);
@@ -26,10 +31,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints usage errors itself; they are user errors.
-    app.exit(e);
-    return kExitUser;
+    // CLI11's own wording, in the error line every other failure uses.
+    std::string help = "qscheme";
+    for (const Command& c : commands) {
+      if (c.app->parsed()) help += " " + c.app->get_name();
+    }
+    return report({qscheme::ErrorCode::invalid_argument, std::string(e.what()) + " (" + help + " --help lists the options)"});
   }
+  // From here on a run may leave temporaries (outputs not renamed into place yet).
+  qscheme::io::remove_temporaries_on_signals();
   try {
     // A QSCHEME_TARGET the engine could not apply would leave every figure and check of this run
     // on another target than the one asked for.
@@ -38,8 +48,7 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return c.run();
     }
   } catch (const std::exception& e) {
-    std::cerr << "error: internal: " << e.what() << '\n';
-    return kExitInternal;
+    return report({qscheme::ErrorCode::internal, e.what()});
   }
   return kExitInternal;
 }

@@ -1,0 +1,79 @@
+#include "oracle/engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "fast/fast.hpp"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
+#include "io/huge_pages.hpp"
+
+namespace qscheme::oracle {
+
+namespace {
+
+// quantize then encode, and decode then dequantize, for an engine without a fused path.
+Result<std::vector<std::uint8_t>> reference_quantize_bytes(const Scheme& scheme, Shape shape, std::span<const float> x,
+                                                           const QuantizeOptions& options) {
+  auto q = reference::quantize(scheme, shape, x, options);
+  if (!q) return q.status();
+  return reference::encode(*q);
+}
+
+Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                                  Profile profile, std::span<float> out) {
+  auto q = reference::decode(scheme, shape, bytes, profile);
+  if (!q) return q.status();
+  auto y = reference::dequantize(*q);
+  if (!y) return y.status();
+  if (y->size() != out.size()) {
+    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out.size()) + " values, the shape has " +
+                                                std::to_string(y->size()) + " elements");
+  }
+  std::copy(y->begin(), y->end(), out.begin());
+  return {};
+}
+
+Result<std::vector<std::uint8_t>> fast_quantize_bytes(const Scheme& scheme, Shape shape, std::span<const float> x,
+                                                      const QuantizeOptions& options) {
+  const auto l = make_layout(scheme, shape);
+  if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
+  std::vector<std::uint8_t> out;
+  io::resize_on_huge_pages(out, static_cast<std::size_t>(l->total_bytes));
+  // One pass: out is this function's own buffer, dropped on error, so the untouched-output
+  // guarantee of the default policy buys nothing here (the error is the same).
+  const Status st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), options, out.data(), out.size(),
+                                            fast::OutputPolicy::single_pass);
+  if (!st.ok()) return st;
+  return out;
+}
+
+Status fast_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile,
+                             std::span<float> out) {
+  return fast::dequantize_from_bytes(scheme, shape, bytes.data(), bytes.size(), profile, out.data(), out.size());
+}
+
+}  // namespace
+
+const std::vector<Engine>& engines() {
+  static const std::vector<Engine> kEngines{
+      {"fast", &fast::quantize, &fast::dequantize, &fast::encode, &fast::decode, &fast_quantize_bytes,
+       &fast_dequantize_bytes},
+      {"reference", &reference::quantize, &reference::dequantize, &reference::encode, &reference::decode,
+       &reference_quantize_bytes, &reference_dequantize_bytes},
+  };
+  return kEngines;
+}
+
+Result<const Engine*> find_engine(std::string_view name) {
+  std::string names;
+  for (const Engine& e : engines()) {
+    if (e.name == name) return &e;
+    names += (names.empty() ? "" : ", ") + std::string(e.name);
+  }
+  return Status(ErrorCode::invalid_argument, "--engine: unknown engine " + quote(name) + "; choose one of " + names);
+}
+
+
+}  // namespace qscheme::oracle

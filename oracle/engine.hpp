@@ -1,0 +1,39 @@
+// The engine table: every harness that runs "each engine" (the command line's --engine, verify,
+// tests, properties, fuzzers) iterates this one list. Adding an engine is one row in engines().
+// The fast engine (fast/, Highway SIMD) is the default; reference/ is bit-identical by contract.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheme/quantized.hpp"
+#include "scheme/status.hpp"
+#include "scheme/validate.hpp"
+
+namespace qscheme::oracle {
+
+struct Engine {
+  std::string_view name;
+  Result<QuantizedTensor> (*quantize)(const Scheme&, Shape, std::span<const float>, const QuantizeOptions&);
+  Result<std::vector<float>> (*dequantize)(const QuantizedTensor&);
+  Result<std::vector<std::uint8_t>> (*encode)(const QuantizedTensor&);
+  Result<QuantizedTensor> (*decode)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile);
+  // f32 straight to serialized bytes, and back into out (sized to the element count): the same
+  // bytes, values and errors as encode(quantize(...)) and dequantize(decode(...)), without the
+  // tensor of i32 codes between them (the fast engine's fused path).
+  Result<std::vector<std::uint8_t>> (*quantize_bytes)(const Scheme&, Shape, std::span<const float>,
+                                                      const QuantizeOptions&);
+  Status (*dequantize_bytes)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile, std::span<float> out);
+};
+
+inline constexpr std::string_view kDefaultEngine = "fast";
+
+const std::vector<Engine>& engines();
+// The engine called `name`; invalid-argument naming the choices when there is none.
+Result<const Engine*> find_engine(std::string_view name);
+
+
+}  // namespace qscheme::oracle

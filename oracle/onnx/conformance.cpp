@@ -1,0 +1,405 @@
+// run_conformance(): decode each case with the generated protobuf classes, map it onto a scheme
+// (conformance.hpp), run both engines under Profile::onnx and compare bit for bit with the
+// expected output, which is data produced by the ONNX reference implementation.
+#include "oracle/onnx/conformance.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "fast/fast.hpp"
+#include "onnx_subset.pb.h"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
+#include "scheme/text.hpp"
+
+namespace qscheme::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ONNX TensorProto.DataType values (onnx.proto).
+enum DataType : int {
+  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kFloat16 = 10, kBfloat16 = 16,
+  kE4M3FN = 17, kE4M3FNUZ = 18, kE5M2 = 19, kE5M2FNUZ = 20, kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23,
+  kUint2 = 25, kInt2 = 26,
+};
+
+std::string type_name(int t) {
+  switch (t) {
+    case kFloat: return "float";
+    case kUint8: return "uint8";
+    case kInt8: return "int8";
+    case kUint16: return "uint16";
+    case kInt16: return "int16";
+    case kInt32: return "int32";
+    case kFloat16: return "float16";
+    case kBfloat16: return "bfloat16";
+    case kE4M3FN: return "float8e4m3fn";
+    case kE4M3FNUZ: return "float8e4m3fnuz";
+    case kE5M2: return "float8e5m2";
+    case kE5M2FNUZ: return "float8e5m2fnuz";
+    case kUint4: return "uint4";
+    case kInt4: return "int4";
+    case kFloat4E2M1: return "float4e2m1";
+    case kUint2: return "uint2";
+    case kInt2: return "int2";
+    default: return "type " + std::to_string(t);
+  }
+}
+
+// The qscheme value kind of an ONNX quantized type, or nullopt.
+std::optional<Value> value_of(int t) {
+  switch (t) {
+    case kInt8: return Value::q8f;
+    case kInt4: return Value::q4f;
+    case kInt2: return Value::q2f;
+    case kE4M3FN: return Value::e4m3;
+    case kE5M2: return Value::e5m2;
+    case kFloat4E2M1: return Value::e2m1;
+    default: return std::nullopt;
+  }
+}
+
+int bits_of(int t) {
+  switch (t) {
+    case kUint4: case kInt4: case kFloat4E2M1: return 4;
+    case kUint2: case kInt2: return 2;
+    case kUint16: case kInt16: case kFloat16: case kBfloat16: return 16;
+    case kFloat: case kInt32: return 32;
+    default: return 8;
+  }
+}
+bool is_signed_int(int t) { return t == kInt8 || t == kInt16 || t == kInt4 || t == kInt2 || t == kInt32; }
+
+// A decoded tensor: dims and one raw field per element (bit pattern for float types, the
+// sign-extended value for signed integers).
+struct Tensor {
+  int type = 0;
+  std::vector<std::uint64_t> dims;
+  std::vector<std::int64_t> v;
+  std::uint64_t count() const {
+    std::uint64_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  float f32(std::size_t i) const { return std::bit_cast<float>(static_cast<std::uint32_t>(v[i])); }
+};
+
+Result<std::string> slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return Status(ErrorCode::io_error, "cannot open " + p.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result<Tensor> read_tensor(const fs::path& p) {
+  auto bytes = slurp(p);
+  if (!bytes) return bytes.status();
+  qscheme_onnx::TensorProto tp;
+  if (!tp.ParseFromString(*bytes)) return Status(ErrorCode::corrupt_bytes, p.string() + ": not a TensorProto");
+  Tensor t;
+  t.type = tp.data_type();
+  for (auto d : tp.dims()) t.dims.push_back(static_cast<std::uint64_t>(d));
+  const std::uint64_t n = t.count();
+  const int bits = bits_of(t.type);
+  const bool sign = is_signed_int(t.type);
+  auto field = [&](std::uint32_t raw) -> std::int64_t {
+    if (!sign) return raw;
+    const std::uint32_t m = bits == 32 ? 0xFFFFFFFFu : ((1u << bits) - 1);
+    const std::uint32_t f = raw & m;
+    const bool neg = bits < 32 && ((f >> (bits - 1)) & 1);
+    return neg ? static_cast<std::int64_t>(f) - (std::int64_t{1} << bits) : static_cast<std::int64_t>(static_cast<std::int32_t>(f));
+  };
+  if (tp.has_raw_data()) {
+    // Little-endian, sub-byte types packed low bits first.
+    const std::string& r = tp.raw_data();
+    if (static_cast<std::uint64_t>(r.size()) * 8 < n * bits) return Status(ErrorCode::corrupt_bytes, p.string() + ": raw_data too short");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t bit = i * bits;
+      std::uint32_t raw = 0;
+      if (bits >= 8) {
+        for (int b = 0; b < bits / 8; ++b) raw |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(r[bit / 8 + b])) << (8 * b);
+      } else {
+        raw = (static_cast<std::uint8_t>(r[bit / 8]) >> (bit % 8)) & ((1u << bits) - 1);
+      }
+      t.v.push_back(field(raw));
+    }
+  } else if (t.type == kFloat) {
+    if (static_cast<std::uint64_t>(tp.float_data_size()) != n) return Status(ErrorCode::corrupt_bytes, p.string() + ": float_data count");
+    for (float f : tp.float_data()) t.v.push_back(std::bit_cast<std::uint32_t>(f));
+  } else {
+    // int32_data: one element per entry for 8/16-bit types; sub-byte types keep one packed byte
+    // per entry (two 4-bit or four 2-bit elements, element 0 in the low bits).
+    const int per = bits < 8 ? 8 / bits : 1;
+    const int width = bits < 8 ? bits : 32;
+    const std::uint64_t need = (n + per - 1) / per;
+    if (static_cast<std::uint64_t>(tp.int32_data_size()) != need) {
+      return Status(ErrorCode::corrupt_bytes, p.string() + ": int32_data count");
+    }
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto entry = static_cast<std::uint32_t>(tp.int32_data(static_cast<int>(i / per)));
+      const std::uint32_t raw = per == 1 ? entry : (entry >> ((i % per) * width)) & ((1u << width) - 1);
+      t.v.push_back(per == 1 && sign ? static_cast<std::int64_t>(static_cast<std::int32_t>(entry)) : field(raw));
+    }
+  }
+  return t;
+}
+
+struct Node {
+  std::string op;
+  std::int64_t axis = 1;
+  std::int64_t block_size = 0;
+  std::optional<std::int64_t> output_dtype;
+  std::int64_t saturate = 1;
+  bool precision = false;
+};
+
+Result<Node> read_model(const fs::path& p) {
+  auto bytes = slurp(p);
+  if (!bytes) return bytes.status();
+  qscheme_onnx::ModelProto m;
+  if (!m.ParseFromString(*bytes) || m.graph().node_size() != 1) {
+    return Status(ErrorCode::corrupt_bytes, p.string() + ": not a one-node ModelProto");
+  }
+  const auto& nd = m.graph().node(0);
+  Node n;
+  n.op = nd.op_type();
+  for (const auto& a : nd.attribute()) {
+    if (a.name() == "axis") n.axis = a.i();
+    else if (a.name() == "block_size") n.block_size = a.i();
+    else if (a.name() == "output_dtype") n.output_dtype = a.i();
+    else if (a.name() == "saturate") n.saturate = a.i();
+    else if (a.name() == "precision") n.precision = true;
+  }
+  return n;
+}
+
+// The scheme for value v, x dims and the scale tensor's granularity; a reason when there is none.
+struct Mapping {
+  std::optional<Scheme> scheme;
+  std::string reason;
+};
+
+Mapping map_scheme(Value v, const std::vector<std::uint64_t>& xd, const Tensor& scale, const Node& node) {
+  Mapping m;
+  Scheme s;
+  s.value = v;
+  if (scale.count() == 1 && node.block_size == 0) {  // per-tensor (a [1]-shaped scale included)
+    m.scheme = s;
+    return m;
+  }
+  const auto rank = static_cast<std::int64_t>(xd.size());
+  const std::int64_t axis = node.axis < 0 ? node.axis + rank : node.axis;
+  if (axis < 0 || axis >= rank) {
+    m.reason = "axis out of range";
+    return m;
+  }
+  // Right-aligned qscheme blocks: per-axis on axis k = extent 1 on k, full extent elsewhere (one
+  // block per index along k); blocked = extent B on k, 1 elsewhere.
+  std::vector<std::uint64_t> ext(xd.size());
+  for (std::size_t i = 0; i < xd.size(); ++i) {
+    if (node.block_size == 0) ext[i] = static_cast<std::int64_t>(i) == axis ? 1 : xd[i];
+    else ext[i] = static_cast<std::int64_t>(i) == axis ? static_cast<std::uint64_t>(node.block_size) : 1;
+  }
+  std::vector<std::uint8_t> e8;
+  for (auto e : ext) {
+    if (e > 255) {
+      m.reason = fmt::format("needs a block extent of {} (> 255, Burn's u8 block extents)", e);
+      return m;
+    }
+    e8.push_back(static_cast<std::uint8_t>(e == 0 ? 1 : e));
+  }
+  auto bs = BlockSize::make(e8);
+  if (!bs) {
+    m.reason = "needs a block of more than 5 dimensions";
+    return m;
+  }
+  s.block = BlockLevel{*bs, ScaleDtype::f32};
+  auto l = make_layout(s, xd);
+  if (!l || l->scales != scale.count()) {
+    m.reason = "the scale's shape does not match the mapped block grid";
+    return m;
+  }
+  m.scheme = s;
+  return m;
+}
+
+bool all_zero(const Tensor& t) {
+  return std::all_of(t.v.begin(), t.v.end(), [&](std::int64_t v) {
+    // Float zero points: +0 or -0 bit patterns.
+    if (t.type == kE4M3FN || t.type == kE5M2) return (v & 0x7F) == 0;
+    if (t.type == kFloat4E2M1) return (v & 0x7) == 0;
+    return v == 0;
+  });
+}
+
+ConformanceCase run_case(const fs::path& dir) {
+  ConformanceCase c;
+  c.name = dir.filename().string();
+  auto fail = [&](const Status& st) {
+    c.reason = "unreadable: " + st.to_string();
+    return c;
+  };
+  auto node = read_model(dir / "model.onnx");
+  if (!node) return fail(node.status());
+  c.op = node->op;
+  std::vector<Tensor> in;
+  for (int i = 0; i < 3; ++i) {
+    const fs::path p = dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    auto t = read_tensor(p);
+    if (!t) return fail(t.status());
+    in.push_back(std::move(*t));
+  }
+  auto out = read_tensor(dir / "test_data_set_0" / "output_0.pb");
+  if (!out) return fail(out.status());
+  if (in.size() < 2) {
+    c.reason = "fewer than two inputs";
+    return c;
+  }
+  const Tensor& x = in[0];
+  const Tensor& scale = in[1];
+  const Tensor* zp = in.size() > 2 ? &in[2] : nullptr;
+  const bool quantize = c.op == "QuantizeLinear";
+  if (!quantize && c.op != "DequantizeLinear") {
+    c.reason = "not a QuantizeLinear/DequantizeLinear node";
+    return c;
+  }
+  // The quantized type: Q's output (zero point type, else output_dtype, else uint8), DQ's input.
+  int qtype = quantize ? (zp ? zp->type : static_cast<int>(node->output_dtype.value_or(kUint8))) : x.type;
+  if (quantize && out->type != qtype) qtype = out->type;
+  const std::optional<Value> v = value_of(qtype);
+  if (!v) {
+    c.reason = type_name(qtype) + ": qscheme has no " +
+               (qtype == kUint8 || qtype == kUint16 || qtype == kUint4 || qtype == kUint2 ? "unsigned integer kinds"
+                                                                                          : type_name(qtype) + " kind");
+    return c;
+  }
+  if (scale.type != kFloat) {
+    c.reason = type_name(scale.type) + " scale (and output): qscheme's onnx profile takes f32 scales and gives f32";
+    return c;
+  }
+  if ((quantize ? x.type : out->type) != kFloat) {
+    c.reason = "non-f32 real tensor";
+    return c;
+  }
+  if (zp && !all_zero(*zp)) {
+    c.reason = "non-zero zero point (qscheme schemes are symmetric)";
+    return c;
+  }
+  if (node->saturate != 1 && (qtype == kE4M3FN || qtype == kE5M2)) {
+    c.reason = "saturate=0 (qscheme casts saturate)";
+    return c;
+  }
+  if (node->precision) {
+    c.reason = "precision attribute";
+    return c;
+  }
+  const Mapping m = map_scheme(*v, x.dims, scale, *node);
+  if (!m.scheme) {
+    c.reason = m.reason;
+    return c;
+  }
+  c.expressible = true;
+  c.scheme = format_scheme(*m.scheme);
+  if (out->count() != x.count()) {
+    c.detail = "output count differs from input count";
+    return c;
+  }
+  std::vector<float> scales;
+  for (std::size_t j = 0; j < scale.count(); ++j) scales.push_back(scale.f32(j));
+  if (quantize) {
+    std::vector<float> xs;
+    for (std::size_t i = 0; i < x.count(); ++i) xs.push_back(x.f32(i));
+    QuantizeOptions o;
+    o.profile = Profile::onnx;
+    o.scales = GivenScales{scales, std::nullopt};
+    auto check = [&](const Result<QuantizedTensor>& q, const char* engine) {
+      if (!q) {
+        if (c.detail.empty()) c.detail = std::string(engine) + ": " + q.status().to_string();
+        return false;
+      }
+      for (std::size_t i = 0; i < q->codes.size(); ++i) {
+        if (q->codes[i] != out->v[i]) {
+          if (c.detail.empty()) c.detail = fmt::format("{}: element {}: code {} expected {}", engine, i, q->codes[i], out->v[i]);
+          return false;
+        }
+      }
+      return true;
+    };
+    c.reference_passed = check(reference::quantize(*m.scheme, x.dims, xs, o), "reference");
+    c.fast_passed = check(fast::quantize(*m.scheme, x.dims, xs, o), "fast");
+  } else {
+    QuantizedTensor q;
+    q.scheme = *m.scheme;
+    q.profile = Profile::onnx;
+    q.shape = x.dims;
+    for (std::int64_t code : x.v) q.codes.push_back(static_cast<std::int32_t>(code));
+    for (float s : scales) q.scale_bits.push_back(std::bit_cast<std::uint32_t>(s));
+    auto check = [&](const Result<std::vector<float>>& y, const char* engine) {
+      if (!y) {
+        if (c.detail.empty()) c.detail = std::string(engine) + ": " + y.status().to_string();
+        return false;
+      }
+      for (std::size_t i = 0; i < y->size(); ++i) {
+        if (std::bit_cast<std::uint32_t>((*y)[i]) != static_cast<std::uint32_t>(out->v[i])) {
+          if (c.detail.empty()) c.detail = fmt::format("{}: element {}: {} expected {}", engine, i, (*y)[i], out->f32(i));
+          return false;
+        }
+      }
+      return true;
+    };
+    c.reference_passed = check(reference::dequantize(q), "reference");
+    c.fast_passed = check(fast::dequantize(q), "fast");
+  }
+  return c;
+}
+
+}  // namespace
+
+int ConformanceReport::run() const {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.expressible; }));
+}
+int ConformanceReport::passed() const {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.passed(); }));
+}
+int ConformanceReport::not_expressible() const { return static_cast<int>(cases.size()) - run(); }
+
+Result<ConformanceReport> run_conformance(const std::string& dir) {
+  GOOGLE_PROTOBUF_VERIFY_VERSION;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status(ErrorCode::io_error, quote(dir) + " is not a directory");
+  std::vector<fs::path> folders;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0) folders.push_back(e.path());
+  }
+  if (folders.empty()) return Status(ErrorCode::io_error, quote(dir) + " holds no test_* case folders");
+  std::sort(folders.begin(), folders.end());
+  ConformanceReport r;
+  for (const fs::path& f : folders) r.cases.push_back(run_case(f));
+  return r;
+}
+
+std::string conformance_table(const ConformanceReport& r) {
+  std::string out = fmt::format("{:<42} {:<17} {:<9} {}\n", "case", "op", "result", "scheme / reason");
+  for (const auto& c : r.cases) {
+    std::string result = !c.expressible ? "n/a" : (c.passed() ? "pass" : "FAIL");
+    std::string what = c.expressible ? c.scheme : c.reason;
+    if (c.expressible && !c.passed()) what += "  (" + c.detail + ")";
+    out += fmt::format("{:<42} {:<17} {:<9} {}\n", c.name, c.op, result, what);
+  }
+  out += fmt::format("cases {}: run {}, passed {} (reference and fast), not expressible {}\n", r.cases.size(), r.run(),
+                     r.passed(), r.not_expressible());
+  return out;
+}
+
+}  // namespace qscheme::oracle

@@ -1,0 +1,233 @@
+#include "oracle/verify_engines.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "fast/fast.hpp"
+#include "reference/reference.hpp"
+#include "scheme/layout.hpp"
+#include "scheme/space.hpp"
+#include "scheme/text.hpp"
+#include "scheme/validate.hpp"
+
+namespace qscheme::oracle {
+
+std::uint64_t EngineAgreement::disagreements() const {
+  std::uint64_t d = 0;
+  for (const auto& r : rows) {
+    if (!r.informational) d += (r.checked[0] - r.agreed[0]) + (r.checked[1] - r.agreed[1]);
+  }
+  return d;
+}
+
+namespace {
+
+struct Input {
+  std::string name;
+  std::vector<float> x;
+  std::optional<GivenScales> scales;
+  Calibration calibration = Calibration::minmax;
+};
+
+float f32_bits(std::uint32_t u) { return std::bit_cast<float>(u); }
+
+// Ties: every block holds +-m (so the scale is m / qmax-ish) and half-way values k + 0.5.
+std::vector<float> ties(std::size_t n, float m) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float k = static_cast<float>(i % static_cast<std::size_t>(m));
+    v[i] = (i % 8 == 0) ? ((i / 8) % 2 ? -m : m) : ((i % 2) ? -(k + 0.5f) : (k + 0.5f));
+  }
+  return v;
+}
+
+std::vector<Input> inputs(std::size_t n, std::uint64_t scales, bool two_level, bool small) {
+  std::vector<Input> out;
+  auto add = [&](std::string name, std::function<float(std::size_t)> f) {
+    Input in{std::move(name), std::vector<float>(n), std::nullopt, Calibration::minmax};
+    for (std::size_t i = 0; i < n; ++i) in.x[i] = f(i);
+    out.push_back(std::move(in));
+  };
+  std::mt19937 rng(12345);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::uniform_int_distribution<int> ex(-30, 30);
+  std::vector<float> random(n);
+  for (auto& f : random) f = std::ldexp(nd(rng), ex(rng));
+  // A mix of every edge case, cycling; also on [64,64].
+  static const float kMix[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.5f, -3.5f, FLT_TRUE_MIN, -FLT_TRUE_MIN,
+                               FLT_MIN, f32_bits(0x007fffff), 1e-40f, 6.0f, 5.0f, 127.0f, 448.0f, 0.25f, 1e-30f};
+  add("edge-mix", [&](std::size_t i) { return kMix[(i * 7) % std::size(kMix)]; });
+  add("random", [&](std::size_t i) { return random[i]; });
+  {
+    Input in{"random absmean", random, std::nullopt, Calibration::absmean};
+    out.push_back(std::move(in));
+  }
+  if (small) {
+    for (float m : {127.0f, 7.0f, 6.0f, 448.0f, 57344.0f}) {
+      out.push_back({"ties " + std::to_string(static_cast<int>(m)), ties(n, m), std::nullopt, Calibration::minmax});
+    }
+    add("subnormals", [&](std::size_t i) {
+      return f32_bits(static_cast<std::uint32_t>((i * 2654435761u) & 0x807fffffu)) * ((i % 5 == 0) ? 0.0f : 1.0f);
+    });
+    add("largest", [&](std::size_t i) { return (i % 3 == 0) ? FLT_MAX : (i % 3 == 1) ? -FLT_MAX : 1.0f; });
+    add("largest and smallest", [&](std::size_t i) { return (i % 2) ? FLT_MAX : FLT_TRUE_MIN; });
+    add("smallest normal", [&](std::size_t i) { return (i % 2) ? FLT_MIN : -FLT_MIN * 0.5f; });
+    add("signed zeros", [&](std::size_t i) { return (i % 2) ? -0.0f : 0.0f; });
+    add("all zero", [&](std::size_t) { return 0.0f; });
+    add("constant", [&](std::size_t) { return 3.14159274f; });
+    add("constant negative", [&](std::size_t) { return -1e-3f; });
+    add("nan", [&](std::size_t i) { return i == n / 2 ? std::numeric_limits<float>::quiet_NaN() : 1.0f; });
+    add("inf", [&](std::size_t i) { return i + 1 == n ? -std::numeric_limits<float>::infinity() : 0.5f; });
+    // Given scales: exact, zero (zero-scale-nonzero-input), negative (invalid-scale).
+    for (float s : {0.5f, 0.0f, -1.0f}) {
+      Input in{"given scales " + std::to_string(s), random, GivenScales{}, Calibration::minmax};
+      in.scales->block.assign(scales, s);
+      if (two_level) in.scales->global = 2.0f;
+      out.push_back(std::move(in));
+    }
+  }
+  return out;
+}
+
+bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// Code, index and message: both engines word each error the same (scheme/errors.hpp).
+bool same_status(const Status& a, const Status& b) {
+  return a.code() == b.code() && a.index() == b.index() && a.message() == b.message();
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+EngineAgreement compare_engines() {
+  EngineAgreement a;
+  const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "errors (code, index, message)",
+                         "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)",
+                         "bytes (quantize_to_bytes)", "bits (dequantize_from_bytes)"};
+  enum { kStatus, kCodes, kScales, kGlobal, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kFused, kFusedDeq, kRows };
+  a.rows.resize(kRows);
+  for (int i = 0; i < kRows; ++i) a.rows[i].what = kWhat[i];
+  std::string context;
+  std::map<std::string, int> kinds;  // the first disagreement of each kind (row and detail) is listed
+  auto check = [&](int row, int profile, bool ok, const std::string& detail) {
+    ++a.rows[row].checked[profile];
+    if (ok) {
+      ++a.rows[row].agreed[profile];
+    } else if (!a.rows[row].informational && kinds[std::string(kWhat[row]) + detail]++ == 0 &&
+               a.first_disagreements.size() < 20) {
+      a.first_disagreements.push_back(std::string(kWhat[row]) + ": " + context + (detail.empty() ? "" : " (" + detail + ")"));
+    }
+  };
+  auto status_text = [](const Status& st) {
+    return std::string(to_code(st.code())) + " at index " +
+           (st.index() == static_cast<std::size_t>(-1) ? std::string("none") : std::to_string(st.index())) + ": " +
+           st.message();
+  };
+  for (const Scheme& s : tuple_space()) {
+    if (!validate_scheme(s).ok()) continue;
+    ++a.tuples;
+    const std::string text = format_scheme(s);
+    for (const auto& shape : shape_set()) {
+      auto layout = make_layout(s, shape);
+      if (!layout) continue;
+      ++a.pairs;
+      std::uint64_t n = 1;
+      for (auto d : shape) n *= d;
+      const bool small = n <= 1024;
+      for (const Input& in : inputs(n, layout->scales, s.two_level(), small)) {
+        for (int p = 0; p < 2; ++p) {
+          ++a.tensors;
+          const Profile profile = p == 0 ? Profile::exact : Profile::burn;
+          context = text + " " + shape_text(shape) + " " + in.name + (p == 0 ? " exact" : " burn");
+          QuantizeOptions o;
+          o.profile = profile;
+          o.calibration = in.calibration;
+          o.scales = in.scales;
+          const auto rq = reference::quantize(s, shape, in.x, o);
+          const auto fq = fast::quantize(s, shape, in.x, o);
+          // The fused bytes path, under both output policies: the reference's bytes, or its error
+          // (and, untouched-on-error, out as it was).
+          const auto rbytes = rq.ok() ? reference::encode(*rq) : Result<std::vector<std::uint8_t>>(rq.status());
+          for (const auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            std::vector<std::uint8_t> out(layout->total_bytes, 0xA5);
+            const Status st = fast::quantize_to_bytes(s, shape, in.x.data(), in.x.size(), o, out.data(), out.size(), policy);
+            const bool untouched = std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; });
+            const bool agree = rbytes.ok() ? st.ok() && out == *rbytes
+                                           : !st.ok() && same_status(st, rbytes.status()) &&
+                                                 (policy == fast::OutputPolicy::single_pass || untouched);
+            check(kFused, p, agree,
+                  std::string(policy == fast::OutputPolicy::single_pass ? "single pass: " : "untouched on error: ") +
+                      (rbytes.ok() ? std::string("ok") : status_text(rbytes.status())) + " vs " +
+                      (st.ok() ? std::string("ok") : status_text(st)));
+          }
+          check(kStatus, p, rq.ok() == fq.ok(),
+                std::string(rq.ok() ? "ok" : to_code(rq.status().code())) + " vs " +
+                    std::string(fq.ok() ? "ok" : to_code(fq.status().code())));
+          if (!rq.ok() || !fq.ok()) {
+            if (!rq.ok() && !fq.ok()) {
+              check(kErrors, p, same_status(rq.status(), fq.status()),
+                    status_text(rq.status()) + " vs " + status_text(fq.status()));
+            }
+            continue;
+          }
+          check(kCodes, p, rq->codes == fq->codes && rq->shape == fq->shape && rq->profile == fq->profile, "");
+          check(kScales, p, rq->scale_bits == fq->scale_bits, "");
+          check(kGlobal, p, rq->global_bits == fq->global_bits, "");
+          const auto& rb = rbytes;
+          const auto fb = fast::encode(*rq);
+          check(kBytes, p, rb.ok() && fb.ok() && *rb == *fb, "");
+          if (!rb.ok()) continue;
+          const auto rd = reference::decode(s, shape, *rb, profile);
+          const auto fd = fast::decode(s, shape, *rb, profile);
+          check(kDecode, p, rd.ok() && fd.ok() && *rd == *fd && *fd == *rq, "");
+          const auto ry = reference::dequantize(*rq);
+          const auto fy = fast::dequantize(*rq);
+          check(kDeq, p, ry.ok() && fy.ok() && same_floats(*ry, *fy),
+                ry.ok() && fy.ok() ? "" : ry.status().to_string() + " vs " + fy.status().to_string());
+          for (const auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            std::vector<float> out(n);
+            const Status st = fast::dequantize_from_bytes(s, shape, rb->data(), rb->size(), profile, out.data(), n, policy);
+            check(kFusedDeq, p, ry.ok() && st.ok() && same_floats(*ry, out),
+                  ry.ok() && st.ok() ? "" : ry.status().to_string() + " vs " + st.to_string());
+          }
+          // Corrupt bytes: every byte 0xff, and one byte short; both engines must agree on the
+          // outcome (status code, index and message, or the decoded tensor).
+          if (small && !rb->empty()) {
+            for (int variant = 0; variant < 2; ++variant) {
+              std::vector<std::uint8_t> bad = *rb;
+              if (variant == 0) std::fill(bad.begin(), bad.end(), 0xff);
+              else bad.pop_back();
+              const auto rbad = reference::decode(s, shape, bad, profile);
+              const auto fbad = fast::decode(s, shape, bad, profile);
+              const std::string detail = (rbad.ok() ? std::string("ok") : status_text(rbad.status())) + " vs " +
+                                         (fbad.ok() ? std::string("ok") : status_text(fbad.status()));
+              check(kCorrupt, p,
+                    rbad.ok() == fbad.ok() && (rbad.ok() ? *rbad == *fbad : rbad.status().code() == fbad.status().code()),
+                    detail);
+              if (!rbad.ok() && !fbad.ok() && rbad.status().code() == fbad.status().code()) {
+                check(kCorruptIndex, p, same_status(rbad.status(), fbad.status()), detail);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace qscheme::oracle
