@@ -204,7 +204,11 @@ void CheckCorrupt(const qscheme::Scheme& s, const std::vector<std::uint64_t>& sh
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_for_every_supported_scheme) {
+// Up to kReferenceMaxElements the expected bytes are the reference's; above it (the sizes where
+// the fused plans' multi-row, multi-thread and streaming paths run) they are the fast engine's
+// general path, quantize + encode, whose agreement with the reference fast_vs_reference_test
+// proves on the shape set: the exact engine is too slow for those sizes.
+BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_to_400_elements_and_quantize_plus_encode_beyond) {
   std::size_t cases = 0, fused = 0;
   const auto targets = fast::kernels::AvailableTargetBits();
   for (std::int64_t t : targets) {
