@@ -48,7 +48,8 @@ class Reader {
   // Deepest nesting of arrays and objects.
   static constexpr std::size_t kMaxDepth = 256;
 
-  explicit Reader(Source source, std::size_t chunk_bytes = std::size_t{1} << 20);
+  static constexpr std::size_t kDefaultChunk = std::size_t{1} << 20;
+  explicit Reader(Source source, std::size_t chunk_bytes = kDefaultChunk);
 
   // The next event. After an error or Event::end, further calls repeat it.
   Result<Event> next();

@@ -131,7 +131,12 @@ void put_le(std::span<std::uint8_t> out, std::uint64_t at, std::uint32_t v, int 
 
 class QjsonReader {
  public:
-  QjsonReader(const json::Source& source, std::uint64_t text_size) : json_(source), text_size_(text_size) {}
+  // A text shorter than the reader's usual chunk gets a buffer of its own size: a small file is
+  // not read through a 1 MiB allocation.
+  QjsonReader(const json::Source& source, std::uint64_t text_size)
+      : json_(source, text_size < json::Reader::kDefaultChunk ? static_cast<std::size_t>(text_size) + 1
+                                                               : json::Reader::kDefaultChunk),
+        text_size_(text_size) {}
 
   Result<Document> run() {
     auto e = next();
