@@ -298,11 +298,12 @@ Status validate_rules(const Rules& r, const Scheme& s, Calibration c, bool given
                        std::string(vi.name) + " takes standard or none");
   }
   if (r.saturation == Saturation::upper_only &&
-      (r.ties != Ties::half_up_f32_offset || r.statistic != Statistic::signed_max || given)) {
+      (r.ties != Ties::half_up_f32_offset || r.statistic != Statistic::signed_max || given || vi.bits > 4)) {
     // Only the signed-max scale keeps t + (0.5 - lo) >= 0, where the truncation is a floor and
-    // min(hi, .) the only clamp needed.
+    // min(hi, .) the only clamp needed; and only up to 4 bits do the offset codes fit the int8
+    // the conversion goes through.
     return unsupported("saturation=upper-only needs ties=half-up-f32-offset with a calibrated "
-                       "statistic=signed-max scale");
+                       "statistic=signed-max scale, on a kind of at most 4 bits (q4f, q2f)");
   }
   return {};
 }
