@@ -23,7 +23,7 @@ namespace {
 using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,
                                   std::uint64_t, float>;
 
-constexpr std::string_view kKeys[] = {"scheme", "profile", "shape", "codes", "block_scales", "global_scale", "bytes"};
+constexpr std::string_view kKeys[] = {"scheme", "profile", "rules", "shape", "codes", "block_scales", "global_scale", "bytes"};
 
 Status invalid(std::string message, std::size_t index = kNoIndex) {
   return {ErrorCode::invalid_argument, "Q.json: " + std::move(message), index};
@@ -68,6 +68,16 @@ std::optional<float> exact_f32(const Json& j) {
 
 std::string number_text(float f) { return fmt::format("{}", f); }
 
+// The sign bit of a scale dtype's pattern (0 for the unsigned ones).
+std::uint32_t sign_bit(ScaleDtype d) {
+  switch (d) {
+    case ScaleDtype::f32: return 0x80000000u;
+    case ScaleDtype::f16:
+    case ScaleDtype::bf16: return 0x8000u;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 Result<float> scale_to_float(ScaleDtype d, std::uint32_t bits) {
@@ -97,9 +107,15 @@ Result<std::string> write(const QuantizedTensor& q) {
   const ScaleDtype d = q.scheme.scale_dtype();
   Json scales = Json::array();
   for (std::uint32_t bits : q.scale_bits) {
-    auto f = scale_to_float(d, bits);
-    if (!f) return f.status();
-    scales.push_back(*f);
+    // A signed scale (rules statistic=signed-max) is written with its sign; encode checked the
+    // pattern against q's rules.
+    const std::uint32_t sign = sign_bit(d);
+    auto f = scale_to_float(d, bits & ~sign);
+    if (!f) {
+      return Status(ErrorCode::invalid_argument, "Q.json holds finite scales only: " + f.status().message() +
+                                                     "; write the tensor's bytes (.bin) instead");
+    }
+    scales.push_back((bits & sign) ? -*f : *f);
   }
   Json global = nullptr;
   if (q.global_bits) {
@@ -107,15 +123,19 @@ Result<std::string> write(const QuantizedTensor& q) {
     if (!f) return f.status();
     global = *f;
   }
-  const std::pair<std::string_view, Json> fields[] = {
+  std::vector<std::pair<std::string_view, Json>> fields = {
       {"scheme", format_scheme(q.scheme)},
       {"profile", std::string(to_string(q.profile))},
+  };
+  if (q.rules) fields.emplace_back("rules", format_rules(*q.rules));
+  const std::pair<std::string_view, Json> rest[] = {
       {"shape", q.shape},
       {"codes", q.codes},
       {"block_scales", std::move(scales)},
       {"global_scale", std::move(global)},
       {"bytes", hex(*bytes)},
   };
+  for (const auto& f : rest) fields.push_back(f);
   std::string out = "{\n";
   for (std::size_t i = 0; i < std::size(fields); ++i) {
     out += " \"" + std::string(fields[i].first) + "\": " + fields[i].second.dump();
@@ -160,6 +180,17 @@ Result<QuantizedTensor> read(std::string_view text) {
     if (!p) return invalid("\"profile\" must be \"exact\" or \"burn\", got \"" + j["profile"].get<std::string>() + "\"");
     q.profile = *p;
   }
+  // rules: a point of the rule space other than a profile's (then "profile" is exact)
+  if (j.contains("rules")) {
+    if (!j["rules"].is_string()) return invalid("\"rules\" must be a string of field=choice pairs");
+    auto r = parse_rules(j["rules"].get<std::string>());
+    if (!r) return invalid("\"rules\": " + r.status().message());
+    if (const std::optional<Profile> p = profile_of(*r)) {
+      q.profile = *p;
+    } else {
+      q.rules = *r;
+    }
+  }
   // shape
   if (!j["shape"].is_array()) return invalid("\"shape\" must be an array of non-negative integers");
   if (j["shape"].size() > kMaxRank) {
@@ -202,11 +233,14 @@ Result<QuantizedTensor> read(std::string_view text) {
       return Status(ErrorCode::corrupt_bytes,
                     "Q.json: block_scales[" + std::to_string(i) + "] is not a number with an exact f32 value", i);
     }
-    auto bits = float_to_scale_bits(d, *f);
+    // A negative scale is the pattern of its magnitude with the sign bit set, where the rules
+    // produce signed scales (encode below checks that they do).
+    const bool negative = std::signbit(*f) && q.rules && q.rules->statistic == rule::Statistic::signed_max;
+    auto bits = float_to_scale_bits(d, negative ? -*f : *f);
     if (!bits) {
       return Status(ErrorCode::corrupt_bytes, "Q.json: block_scales[" + std::to_string(i) + "]: " + bits.status().message(), i);
     }
-    q.scale_bits.push_back(*bits);
+    q.scale_bits.push_back(*bits | (negative ? sign_bit(d) : 0u));
   }
   // global_scale
   const Json& g = j["global_scale"];

@@ -2,7 +2,10 @@
 //
 //   {
 //    "scheme": "q8s:block[4]=ue4m3:tensor=f32",     canonical scheme text
-//    "profile": "exact",                             exact | burn
+//    "profile": "exact",                             exact | burn | onnx
+//    "rules": "source=...,zero-scale=ieee",          optional: a point of the rule space
+//                                                    (scheme/rules.hpp format_rules), when it
+//                                                    is not a profile's
 //    "shape": [8],
 //    "codes": [0, 25, ...],                          one per element, row-major (as QuantizedTensor)
 //    "block_scales": [0.5, 0.125],                   the stored innermost-level scales as numbers
@@ -17,8 +20,10 @@
 // (invalid-argument), the scheme (malformed-scheme and validate()'s codes), the code and scale
 // counts (size-mismatch), codes the scheme cannot produce and scales that are not exactly a
 // storable value of their dtype (corrupt-bytes), and that "bytes", when present, is exactly the
-// encoding of codes and scales (corrupt-bytes, index = first differing byte). "profile" and
-// "bytes" may be omitted (profile: exact).
+// encoding of codes and scales (corrupt-bytes, index = first differing byte). "profile",
+// "rules" and "bytes" may be omitted (profile: exact). Under rules that store signed scales
+// (ggml q4_0) a scale is written with its sign; an infinite scale (ggml's f16 overflow) has no
+// Q.json form (write the bytes instead).
 #pragma once
 
 #include <cstdint>
