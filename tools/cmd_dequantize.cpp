@@ -16,6 +16,7 @@
 #include "io/huge_pages.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
+#include "tools/recipe_options.hpp"
 #include "tools/shape_arg.hpp"
 
 namespace qscheme::cli {
@@ -27,6 +28,7 @@ struct DequantizeArgs {
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
+  RecipeArgs recipe;
   std::string engine{oracle::kDefaultEngine};
   std::optional<unsigned> threads;
 };
@@ -36,13 +38,24 @@ struct Inputs {
   std::optional<Scheme> scheme;
   std::optional<std::vector<std::uint64_t>> shape;
   std::optional<Profile> profile;
+  const Recipe* recipe = nullptr;
+  ByteFormat format = ByteFormat::burn;
   std::vector<std::uint8_t> bytes;
 };
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
   Inputs in;
-  if (args.scheme) {
-    auto s = parse_scheme(*args.scheme);
+  auto recipe = chosen_recipe(args.recipe);
+  if (!recipe) return recipe.status();
+  in.recipe = *recipe;
+  auto format = chosen_format(args.recipe, in.recipe);
+  if (!format) return format.status();
+  in.format = *format;
+  if (in.recipe && args.profile) {
+    return Status(ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one");
+  }
+  if (args.scheme || (in.recipe && args.input.ends_with(".bin"))) {
+    auto s = chosen_scheme(args.scheme, in.recipe);
     if (!s) return s.status();
     in.scheme = *s;
   }
@@ -53,7 +66,9 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   }
   if (args.profile) {
     in.profile = profile_from_string(*args.profile);
-    if (!in.profile) return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact or burn");
+    if (!in.profile) {
+      return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact, burn or onnx");
+    }
   }
   auto bytes = io::read_bytes(args.input);
   if (!bytes) return bytes.status();
@@ -61,14 +76,21 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   return in;
 }
 
+// The rules the options choose: the recipe's, the profile's, or none given.
+std::optional<Rules> chosen_rules(const Inputs& in) {
+  if (in.recipe) return in.recipe->rules;
+  if (in.profile) return profile_rules(*in.profile);
+  return std::nullopt;
+}
+
 Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  const auto& [scheme, shape, profile, bytes] = in;
+  const auto& [scheme, shape, profile, recipe, format, bytes] = in;
   if (args.input.ends_with(".bin")) {
     if (!scheme || !shape) {
       return Status(ErrorCode::invalid_argument,
-                    "a .bin input holds only the serialized bytes; give --scheme and --shape");
+                    "a .bin input holds only the serialized bytes; give --scheme (or --recipe) and --shape");
     }
-    auto q = engine.decode(*scheme, *shape, bytes, profile.value_or(Profile::exact));
+    auto q = engine.decode_as(*scheme, *shape, bytes, chosen_rules(in).value_or(profile_rules(Profile::exact)), format);
     if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
     return q;
   }
@@ -81,7 +103,17 @@ Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const
   if (shape && *shape != q->shape) {
     return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
   }
-  if (profile) q->profile = *profile;
+  if (recipe && !recipe_accepts(*recipe, q->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--recipe " + std::string(recipe->name) + " reproduces " +
+                                                   std::string(recipe->schemes) + ", not " + args.input + "'s '" +
+                                                   format_scheme(q->scheme) + "'");
+  }
+  if (const std::optional<Rules> r = chosen_rules(in)) {  // the options override the file's rules
+    q->rules.reset();
+    q->profile = Profile::exact;
+    if (const std::optional<Profile> p = profile_of(*r)) q->profile = *p;
+    else q->rules = *r;
+  }
   return q;
 }
 
@@ -99,14 +131,16 @@ int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shap
 // A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
 // None when anything is amiss: load and dequantize below then report it, with their messages.
 std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  if (!in.scheme || !in.shape) return std::nullopt;
+  if (!in.scheme || !in.shape || in.format != ByteFormat::burn) return std::nullopt;
+  if (in.recipe && !profile_of(in.recipe->rules)) return std::nullopt;
   auto l = make_layout(*in.scheme, *in.shape);
   // A length the layout does not have is the general path's size-mismatch, before any output is
   // allocated for a shape the bytes cannot hold.
   if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
   std::vector<float> y;
   io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, in.profile.value_or(Profile::exact), y).ok()) {
+  const Profile p = in.recipe ? *profile_of(in.recipe->rules) : in.profile.value_or(Profile::exact);
+  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, p, y).ok()) {
     return std::nullopt;
   }
   return write_output(args, *in.shape, y);
@@ -135,9 +169,11 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
   app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
-  app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
+  app->add_option("--scheme", args->scheme,
+                  "scheme of a .bin input (with Q.json: must match the file; with --recipe: the recipe's by default)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
-  app->add_option("--profile", args->profile, "exact or burn (default: the file's, exact for .bin)");
+  app->add_option("--profile", args->profile, "exact, burn or onnx (default: the file's, exact for .bin)");
+  add_recipe_options(*app, args->recipe);
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});

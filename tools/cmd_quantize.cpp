@@ -15,6 +15,7 @@
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
+#include "tools/recipe_options.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
@@ -23,8 +24,9 @@ namespace qscheme::cli {
 namespace {
 
 struct QuantizeArgs {
-  std::string scheme;
-  std::string profile = "exact";
+  std::optional<std::string> scheme;
+  std::optional<std::string> profile;
+  RecipeArgs recipe;
   std::string calibration = "minmax";
   std::string engine{oracle::kDefaultEngine};
   std::string input;
@@ -35,11 +37,21 @@ struct QuantizeArgs {
 };
 
 int run_quantize(const QuantizeArgs& args) {
-  auto scheme = parse_scheme(args.scheme);
+  auto recipe = chosen_recipe(args.recipe);
+  if (!recipe) return report(recipe.status());
+  auto scheme = chosen_scheme(args.scheme, *recipe);
   if (!scheme) return report(scheme.status());
+  auto format = chosen_format(args.recipe, *recipe);
+  if (!format) return report(format.status());
+  if (*recipe && args.profile) {
+    return report({ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
+                                                "profiles are recipes too: --recipe exact, burn or onnx)"});
+  }
   QuantizeOptions options;
-  const auto profile = profile_from_string(args.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + args.profile + "' is not exact or burn"});
+  const auto profile = profile_from_string(args.profile.value_or("exact"));
+  if (!profile) {
+    return report({ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact, burn or onnx"});
+  }
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
   if (!calibration) {
@@ -64,6 +76,7 @@ int run_quantize(const QuantizeArgs& args) {
     }
     options.scales = std::move(given);
   }
+  if (*recipe) options = recipe_options(**recipe, std::move(options));
 
   auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
@@ -72,7 +85,13 @@ int run_quantize(const QuantizeArgs& args) {
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
   std::vector<std::uint8_t> out;
-  if (args.output.ends_with(".bin")) {
+  if (args.output.ends_with(".bin") && *format == ByteFormat::ggml) {
+    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
+    if (!q) return report(q.status());
+    auto bytes = (*engine)->encode_as(*q, ByteFormat::ggml);
+    if (!bytes) return report(bytes.status());
+    out = std::move(*bytes);
+  } else if (args.output.ends_with(".bin")) {
     auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
     if (!bytes) return report(bytes.status());
     out = std::move(*bytes);
@@ -93,13 +112,16 @@ int run_quantize(const QuantizeArgs& args) {
 void add_quantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<QuantizeArgs>();
   CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (or raw bytes for *.bin)");
-  app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
-  app->add_option("--profile", args->profile, "arithmetic profile: exact (default) or burn");
+  app->add_option("--scheme", args->scheme,
+                  "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4 (default with --recipe: the recipe's)");
+  app->add_option("--profile", args->profile, "arithmetic profile: exact (default), burn or onnx");
+  add_recipe_options(*app, args->recipe);
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   app->add_option("--input", args->input, "input tensor: little-endian float32 .npy, C order")->required();
-  app->add_option("--output", args->output, "output: *.bin for the serialized bytes, anything else Q.json")->required();
+  app->add_option("--output", args->output,
+                  "output: *.bin for the serialized bytes (--format), anything else Q.json")->required();
   app->add_option("--scales", args->scales,
                   "given scales instead of calibration: a,b,... or a float32 .npy, one per block (one for per-tensor)");
   app->add_option("--global", args->global, "the given global scale of a two-level scheme (with --scales)");

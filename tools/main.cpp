@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_check(app, commands);
   add_vectors(app, commands);
   add_conformance(app, commands);
+  add_recipes(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
