@@ -115,8 +115,8 @@ const std::array<Recipe, 14>& table() {
       {"torchao-mx-rceil", kMx, torchao_mx_rceil(), ByteFormat::burn,
        "pytorch/ao torchao/prototype/mx_formats/mx_tensor.py _to_mx_rceil, _f32_to_e8m0_rceil (36027d82); "
        "the cuBLAS 1D block scaling factor",
-       "round-up of f32(amax * f32(1 / max_elem)) to a power of two: two f32 roundings before the exact "
-       "profile's round-up"},
+       "round-up of f32(amax * f32(1 / max_elem)) to a power of two: the exact profile's round-up wherever that "
+       "product is an f32 normal, one step lower where it rounds down onto 2^-127 among the f32 subnormals"},
       {"microxcaling", kMx, microxcaling(), ByteFormat::burn,
        "microsoft/microxcaling mx/mx_ops.py _quantize_mx and _shared_exponents, mx/elemwise_ops.py "
        "_quantize_elemwise_core and _round_mantissa, round='nearest' (7bc41952)",
