@@ -281,3 +281,125 @@ BOOST_AUTO_TEST_CASE(golden_data_pins_every_rule_of_each_recipe) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ggml's blocks as input: every malformed buffer is a typed error naming what is wrong.
+BOOST_AUTO_TEST_SUITE(ggml_bytes)
+
+const Rules& recipe_rules(std::string_view name) { return find_recipe(name).value()->rules; }
+
+BOOST_AUTO_TEST_CASE(layout_rejects_what_ggml_cannot_hold) {
+  const Scheme q8_0 = parse_scheme("q8_0").value();
+  const std::vector<std::uint64_t> partial{2, 40};
+  BOOST_TEST((ggml_layout(q8_0, partial).status().code() == ErrorCode::invalid_argument));
+  BOOST_TEST((ggml_layout(parse_scheme("mxfp8").value(), std::vector<std::uint64_t>{32}).status().code() ==
+              ErrorCode::invalid_argument));
+  BOOST_TEST((ggml_layout(parse_scheme("q8s:block[32]=f32").value(), std::vector<std::uint64_t>{32}).status().code() ==
+              ErrorCode::invalid_argument));
+  // 2^58 blocks of 34 bytes do not fit in 63 bits.
+  const std::vector<std::uint64_t> huge{std::uint64_t{1} << 58, 32};
+  BOOST_TEST((ggml_layout(q8_0, huge).status().code() == ErrorCode::shape_overflow));
+  const auto g = ggml_layout(parse_scheme("q4_0").value(), std::vector<std::uint64_t>{3, 64});
+  BOOST_TEST_REQUIRE(g.ok());
+  BOOST_TEST(g->blocks == 6u);
+  BOOST_TEST(g->total_bytes == 6u * 18u);
+}
+
+BOOST_AUTO_TEST_CASE(decode_checks_length_scales_and_codes_under_the_rules) {
+  const Scheme q8_0 = parse_scheme("q8_0").value();
+  const std::vector<std::uint64_t> shape{32};
+  std::vector<std::uint8_t> block(34, 0);
+  block[0] = 0x00;
+  block[1] = 0x3C;  // f16 1.0
+  const Rules exact = profile_rules(Profile::exact);
+  BOOST_TEST(reference::decode(q8_0, shape, block, exact, ByteFormat::ggml).ok());
+  // Length.
+  std::vector<std::uint8_t> short_block(block.begin(), block.end() - 1);
+  BOOST_TEST((reference::decode(q8_0, shape, short_block, exact, ByteFormat::ggml).status().code() ==
+              ErrorCode::size_mismatch));
+  // -128 is no q8s code under the exact profile's saturation, and is one under ggml's (none).
+  std::vector<std::uint8_t> minus128 = block;
+  minus128[2 + 5] = 0x80;
+  const auto bad = reference::decode(q8_0, shape, minus128, exact, ByteFormat::ggml);
+  BOOST_TEST((bad.status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(bad.status().index() == 5u);
+  BOOST_TEST(reference::decode(q8_0, shape, minus128, recipe_rules("ggml-q8_0"), ByteFormat::ggml).ok());
+  // An infinite f16 scale: ggml's overflow, corrupt under the exact profile.
+  std::vector<std::uint8_t> inf = block;
+  inf[0] = 0x00;
+  inf[1] = 0x7C;
+  BOOST_TEST((reference::decode(q8_0, shape, inf, exact, ByteFormat::ggml).status().code() == ErrorCode::corrupt_bytes));
+  const auto q = reference::decode(q8_0, shape, inf, recipe_rules("ggml-q8_0"), ByteFormat::ggml);
+  BOOST_TEST_REQUIRE(q.ok());
+  const auto y = reference::dequantize(*q);
+  BOOST_TEST_REQUIRE(y.ok());
+  BOOST_TEST(bits((*y)[0]) == 0xFFC00000u);  // 0 * inf: x86's default NaN, as ggml's dequantize gives
+  // A NaN f16 scale is corrupt under every rule.
+  std::vector<std::uint8_t> nan = block;
+  nan[0] = 0x01;
+  nan[1] = 0x7C;
+  BOOST_TEST((reference::decode(q8_0, shape, nan, recipe_rules("ggml-q8_0"), ByteFormat::ggml).status().code() ==
+              ErrorCode::corrupt_bytes));
+  // A negative scale is ggml q4_0's signed scale, corrupt elsewhere.
+  const Scheme q4 = parse_scheme("q4f:packed-u32(0):block[32]=f16").value();
+  std::vector<std::uint8_t> neg(18, 0x88);
+  neg[0] = 0x00;
+  neg[1] = 0xBC;  // f16 -1.0
+  BOOST_TEST((reference::decode(q4, shape, neg, exact, ByteFormat::ggml).status().code() == ErrorCode::corrupt_bytes));
+  const auto q4t = reference::decode(q4, shape, neg, recipe_rules("ggml-q4_0"), ByteFormat::ggml);
+  BOOST_TEST_REQUIRE(q4t.ok());
+  BOOST_TEST(q4t->codes[0] == 0);
+  BOOST_TEST(q4t->codes[16] == 0);
+  // q4s codes have no -8: nibble 0 is corrupt for the q4_0 preset under the exact profile.
+  std::vector<std::uint8_t> zero_nibble(18, 0x88);
+  zero_nibble[1] = 0x3C;
+  zero_nibble[2 + 3] = 0x80;  // element 3: nibble 0
+  const auto z = reference::decode(parse_scheme("q4_0").value(), shape, zero_nibble, exact, ByteFormat::ggml);
+  BOOST_TEST((z.status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(z.status().index() == 3u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Requests a point does not define get unsupported-profile, with the reason.
+BOOST_AUTO_TEST_SUITE(rule_errors)
+
+BOOST_AUTO_TEST_CASE(torchao_even_scale_that_overflows_to_nan_is_an_error) {
+  // (2 - 2^-4) * 2^127 carries into f32's inf exponent when e4m3's 3 mantissa bits are rounded.
+  std::vector<float> x(32, 1.0f);
+  x[7] = 3.3e38f;
+  QuantizeOptions o = recipe_options(*find_recipe("torchao-mx-even").value());
+  const auto q = reference::quantize(parse_scheme("mxfp8").value(), std::vector<std::uint64_t>{32}, x, o);
+  BOOST_TEST((q.status().code() == ErrorCode::unsupported_profile));
+  BOOST_TEST(q.status().message().find("NaN") != std::string::npos);
+  x[7] = 3.2e38f;  // below the carry
+  BOOST_TEST(reference::quantize(parse_scheme("mxfp8").value(), std::vector<std::uint64_t>{32}, x, o).ok());
+}
+
+BOOST_AUTO_TEST_CASE(points_that_do_not_define_a_request_are_refused) {
+  const std::vector<float> x(32, 1.0f);
+  const std::vector<std::uint64_t> shape{32};
+  const auto refused = [&](std::string_view recipe, std::string_view scheme, QuantizeOptions o = {}) {
+    QuantizeOptions ro = recipe_options(*find_recipe(recipe).value(), o);
+    const auto q = reference::quantize(parse_scheme(scheme).value(), shape, x, ro);
+    return q.status().code() == ErrorCode::unsupported_profile && !q.status().message().empty();
+  };
+  BOOST_TEST(refused("torch-qint8", "q8f"));  // no scales given
+  BOOST_TEST(refused("ocp-mx", "q8_0"));      // an exponent rule without ue8m0
+  QuantizeOptions absmean;
+  absmean.calibration = Calibration::absmean;
+  BOOST_TEST(refused("ocp-mx", "mxfp8", absmean));
+  BOOST_TEST(refused("ggml-q4_0", "q8f:block[32]=f16"));  // upper-only past 4 bits
+  BOOST_TEST(refused("ggml-q4_0", "q4s:block[32]=f16"));  // signed-max needs lo = -(hi + 1)
+  QuantizeOptions given;
+  given.scales = GivenScales{{1.0f}, {}};
+  BOOST_TEST(refused("ggml-q8_0-x86", "q8_0", given));  // 127 / amax needs calibration
+  // The text form names unknown fields and choices.
+  BOOST_TEST((parse_rules("quotient=fast").status().code() == ErrorCode::invalid_argument));
+  BOOST_TEST((parse_rules("speed=high").status().code() == ErrorCode::invalid_argument));
+  BOOST_TEST((parse_rules("ties=half-away,ties=half-even").status().code() == ErrorCode::invalid_argument));
+  for (const Recipe& r : recipes()) BOOST_TEST((parse_rules(format_rules(r.rules)).value() == r.rules));
+  BOOST_TEST((find_recipe("ggml").status().code() == ErrorCode::invalid_argument));
+  BOOST_TEST(find_recipe("ggml").status().message().find("ggml-q8_0") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
