@@ -83,12 +83,15 @@ Quot quotient(const Rules& r, Value v, const F32Parts& px, const SignedScale& e,
       t.kind = px.mant == 0 ? Quot::nan : Quot::infinite;
       return t;
     }
-    const Quotient exact{Integer(px.mant) * e.mag.den, e.mag.num, px.exp2 - e.mag.exp2};
-    if (r.quotient == rule::Quotient::exact || px.mant == 0) {
-      t.mag = px.mant == 0 ? Quotient{Integer(0), Integer(1), 0} : exact;
+    if (px.mant == 0) {
+      t.mag = Quotient{Integer(0), Integer(1), 0};
       return t;
     }
-    return finite_of_f32(f32_of(t.negative, exact));
+    // A stored scale is dyadic (den 1): skip the multi-precision product on the common path.
+    t.mag = Quotient{e.mag.den == 1 ? Integer(px.mant) : Integer(px.mant) * e.mag.den, e.mag.num,
+                     px.exp2 - e.mag.exp2};
+    if (r.quotient == rule::Quotient::exact) return t;
+    return finite_of_f32(f32_of(t.negative, t.mag));
   }
   const Multiplier m = multiplier(r, v, e, amax);
   t.negative = px.negative != m.negative;
