@@ -1,9 +1,9 @@
 // Page-aligned vectors for the benchmark's inputs and outputs. A 64 MiB std::vector comes from
 // mmap with malloc's 16-byte header in front, so its data sits 16 bytes past a cache line: then
-// every 64-byte load of the baseline loops spans two lines, and on the Zen 5 VM of the thirteenth
-// session that alone made read4/write1 take 0.13 instead of 0.09-0.10 ns per element, while the
-// engine lost little. A baseline slowed that way is not the machine's memory bandwidth, and every
-// ratio against it was too high (docs/PERFORMANCE.md, "Thirteenth session").
+// every 64-byte load of the baseline loops spans two lines, which on the Zen 5 VM this is measured
+// on makes read4/write1 take 0.13 instead of 0.09-0.10 ns per element, while the engine loses
+// little. A baseline slowed that way is not the machine's memory bandwidth, and every ratio
+// against it would be too high (docs/PERFORMANCE.md, "What is measured").
 #pragma once
 
 #include <cstddef>

@@ -55,11 +55,6 @@ void Report(benchmark::State& state, double seconds, double base, bool is_baseli
   if (base > 0) state.counters["vs_baseline"] = gbps / base;
 }
 
-unsigned ApplyThreads() {
-  if (const char* t = std::getenv("QSCHEME_BENCH_THREADS")) qscheme::fast::set_threads(static_cast<unsigned>(std::atoi(t)));
-  return qscheme::fast::threads();
-}
-
 template <class F>
 double Timed(F f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -71,7 +66,7 @@ double Timed(F f) {
 // against *base when given; the plain read4/write1 loop stores its own GB/s instead.
 template <class Fn>
 void QuantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
-  const unsigned threads = ApplyThreads();
+  const unsigned threads = qscheme::fast::threads();
   const auto& x = Input();
   qb::Buffer<std::uint8_t> out(kN);
   double secs = 0;
@@ -87,7 +82,7 @@ void QuantizeBaseline(benchmark::State& state, Fn fn, const double* base, double
 // The same for a loop bytes -> f32 (the dequantize direction).
 template <class Fn>
 void DequantizeBaseline(benchmark::State& state, Fn fn, const double* base, double* store) {
-  const unsigned threads = ApplyThreads();
+  const unsigned threads = qscheme::fast::threads();
   qb::Buffer<std::uint8_t> in(kN);
   for (std::size_t i = 0; i < kN; ++i) in[i] = static_cast<std::uint8_t>(i * 7);
   qb::Buffer<float> out(kN);
@@ -127,7 +122,6 @@ void BM_baseline_two_pass_block_maxima(benchmark::State& state) {
 
 // One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.
 void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
-  ApplyThreads();
   qb::KernelRun run(k, Input());
   double secs = 0;
   for (auto _ : state) {
@@ -145,7 +139,6 @@ void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
 // The allocating path an engine gets bytes through today (C API qscheme_fast_quantize):
 // fast::quantize then fast::encode into fresh vectors.
 void BM_quantize_encode(benchmark::State& state, const char* scheme) {
-  ApplyThreads();
   const auto s = qscheme::parse_scheme(scheme).value();
   const auto shape = qb::input_shape(kN);
   double secs = 0;
@@ -169,6 +162,12 @@ int main(int argc, char** argv) {
   if (const qscheme::Status st = qscheme::fast::target_env_status(); !st.ok()) {
     std::fprintf(stderr, "qscheme_bench: %s\n", st.to_string().c_str());
     return 2;
+  }
+  if (const char* t = std::getenv("QSCHEME_BENCH_THREADS")) {
+    if (const qscheme::Status st = qscheme::fast::set_threads(static_cast<unsigned>(std::atoi(t))); !st.ok()) {
+      std::fprintf(stderr, "qscheme_bench: QSCHEME_BENCH_THREADS=%s: %s\n", t, st.to_string().c_str());
+      return 2;
+    }
   }
   benchmark::RegisterBenchmark("baseline_read4_write1", BM_baseline_read4_write1)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read1_write4", BM_baseline_read1_write4)->Unit(benchmark::kMillisecond)->UseRealTime();

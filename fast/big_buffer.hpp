@@ -8,9 +8,9 @@
 // ones before) ran three times as long as the same call with recycled scratch; and fresh huge
 // pages on every call cost a steady stream of calls about a third (zeroing, and compaction when
 // none is free). Nor does malloc recycle reliably: glibc serves aligned_alloc of 128 KiB and more
-// from a fresh mmap on every call, so until the 64 KiB bound (it was 2 MiB) a 16 MiB nvfp4 tensor's
-// 1 MiB of maxima faulted in on every call, which took 3.3 times as long as it should
-// (docs/PERFORMANCE.md, "Fourteenth session"). Kept: at most one mapping per thread, the largest
+// from a fresh mmap on every call: with a bound of 2 MiB instead of 64 KiB a 16 MiB nvfp4 tensor's
+// 1 MiB of maxima faults in on every call, which takes 3.3 times as long as it should
+// (docs/PERFORMANCE.md, "First calls"). Kept: at most one mapping per thread, the largest
 // scratch that thread has used (1/16 of its largest input for nvfp4), freed when the thread exits
 // (docs/PERFORMANCE.md, "First calls"). Where the kernel grants no huge pages the memory is what
 // new[] would give.

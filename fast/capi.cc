@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "fast/fast.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
+#include "scheme/validate.hpp"
 
 namespace {
 
@@ -23,6 +25,7 @@ static_assert(static_cast<int>(ErrorCode::invalid_argument) == QSCHEME_INVALID_A
 static_assert(static_cast<int>(ErrorCode::internal) == QSCHEME_INTERNAL);
 static_assert(static_cast<int>(ErrorCode::non_finite_input) == QSCHEME_NON_FINITE_INPUT);
 static_assert(static_cast<int>(ErrorCode::unsupported_profile) == QSCHEME_UNSUPPORTED_PROFILE);
+static_assert(QSCHEME_MAX_THREADS == qscheme::fast::kMaxThreads);
 
 // The calling thread's last error message (qscheme_last_error_message); empty after a success.
 thread_local std::string t_message;
@@ -72,6 +75,26 @@ int Guard(uint64_t* err_index, Fn fn) {
 
 std::string Count(std::uint64_t n, const char* unit) { return std::to_string(n) + " " + unit; }
 
+// The scheme, shape and layout of a call, checked in the engines' order (text, scheme rules,
+// rank, sizes). rank is the caller's word for how many entries `shape` has: a rank above
+// kMaxRank is reported before the shape is formed, so no entry past those the engines could
+// take is read.
+struct Tensor {
+  qscheme::Scheme scheme;
+  qscheme::Shape shape;
+  qscheme::Layout layout;
+};
+qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, size_t rank) {
+  auto s = qscheme::parse_scheme(scheme);
+  if (!s) return s.status();
+  QSCHEME_RETURN_IF_ERROR(qscheme::validate_scheme(*s));
+  QSCHEME_RETURN_IF_ERROR(qscheme::validate_rank(rank));
+  const qscheme::Shape sh(shape, rank);
+  auto l = qscheme::make_layout(*s, sh);
+  if (!l) return l.status();
+  return Tensor{*std::move(s), sh, *std::move(l)};
+}
+
 }  // namespace
 
 extern "C" {
@@ -92,11 +115,9 @@ int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t ra
     if (!scheme) return NullArgument("scheme", err_index);
     if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
     if (!bytes) return NullArgument("bytes", err_index);
-    const auto s = qscheme::parse_scheme(scheme);
-    if (!s) return Fail(s.status(), err_index);
-    const auto l = qscheme::make_layout(*s, qscheme::Shape(shape, rank));
-    if (!l) return Fail(l.status(), err_index);
-    *bytes = static_cast<size_t>(l->total_bytes);
+    const auto t = ParseTensor(scheme, shape, rank);
+    if (!t) return Fail(t.status(), err_index);
+    *bytes = static_cast<size_t>(t->layout.total_bytes);
     return Ok(err_index);
   });
 }
@@ -126,32 +147,41 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
       }
       o.profile = static_cast<qscheme::Profile>(options->profile);
       o.calibration = static_cast<qscheme::Calibration>(options->calibration);
-      if (options->given_scales || options->given_count || options->has_global) {
-        if (!options->given_scales && options->given_count) {
-          return NullArgument("options->given_scales (with given_count > 0)", err_index);
-        }
-        qscheme::GivenScales g;
-        if (options->given_count) g.block.assign(options->given_scales, options->given_scales + options->given_count);
-        if (options->has_global) g.global = options->global_scale;
-        o.scales = std::move(g);
+      if (!options->given_scales && options->given_count) {
+        return NullArgument("options->given_scales (with given_count > 0)", err_index);
       }
     }
-    const auto s = qscheme::parse_scheme(scheme);
-    if (!s) return Fail(s.status(), err_index);
-    const qscheme::Shape sh(shape, rank);
+    // Every count the caller gives is checked against the layout before the memory it describes
+    // is read, in the engines' order (layout, input size, scale count: errors.hpp), so a call
+    // with several faults gets the C++ API's first error.
+    const auto t = ParseTensor(scheme, shape, rank);
+    if (!t) return Fail(t.status(), err_index);
+    const qscheme::Scheme& s = t->scheme;
+    const qscheme::Shape sh = t->shape;
+    const qscheme::Layout& l = t->layout;
+    if (n != l.elements) return Fail(qscheme::errors::input_size(n, l.elements), err_index);
+    if (options && (options->given_scales || options->given_count || options->has_global)) {
+      if (options->given_count != l.scales) {
+        return Fail(qscheme::errors::given_scale_count(options->given_count, l.scales), err_index);
+      }
+      qscheme::GivenScales g;
+      g.block.assign(options->given_scales, options->given_scales + l.scales);
+      if (options->has_global) g.global = options->global_scale;
+      o.scales = std::move(g);
+    }
     // Room for the bytes: the fused path writes them in place (every error found before its
     // first write; with single_pass, a non-finite x found later leaves out unspecified).
-    if (const auto l = qscheme::make_layout(*s, sh); l && out_cap >= l->total_bytes) {
+    if (out_cap >= l.total_bytes) {
       const auto pol = options && options->single_pass ? qscheme::fast::OutputPolicy::single_pass
                                                        : qscheme::fast::OutputPolicy::untouched_on_error;
       const qscheme::Status st =
-          qscheme::fast::quantize_to_bytes(*s, sh, x, n, o, out, static_cast<std::size_t>(l->total_bytes), pol);
+          qscheme::fast::quantize_to_bytes(s, sh, x, n, o, out, static_cast<std::size_t>(l.total_bytes), pol);
       if (!st.ok()) return Fail(st, err_index);
-      *out_len = static_cast<size_t>(l->total_bytes);
+      *out_len = static_cast<size_t>(l.total_bytes);
       return Ok(err_index);
     }
-    // Too little room (or no layout): the errors in their documented order, out untouched.
-    const auto q = qscheme::fast::quantize(*s, sh, std::span<const float>(x, n), o);
+    // Too little room: the data errors first, in their documented order, out untouched.
+    const auto q = qscheme::fast::quantize(s, sh, std::span<const float>(x, n), o);
     if (!q) return Fail(q.status(), err_index);
     const auto b = qscheme::fast::encode(*q);
     if (!b) return Fail(b.status(), err_index);
@@ -180,17 +210,22 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
                   "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
                   err_index);
     }
-    const auto s = qscheme::parse_scheme(scheme);
-    if (!s) return Fail(s.status(), err_index);
-    const qscheme::Shape sh(shape, rank);
-    if (const auto l = qscheme::make_layout(*s, sh); l && len == l->total_bytes && out_cap >= l->elements) {
+    // len is checked against the layout before a byte is read, as decode does first.
+    const auto t = ParseTensor(scheme, shape, rank);
+    if (!t) return Fail(t.status(), err_index);
+    const qscheme::Scheme& s = t->scheme;
+    const qscheme::Shape sh = t->shape;
+    const qscheme::Layout& l = t->layout;
+    if (len != l.total_bytes) return Fail(qscheme::errors::byte_count(len, l), err_index);
+    if (out_cap >= l.elements) {
       const qscheme::Status st = qscheme::fast::dequantize_from_bytes(
-          *s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, static_cast<std::size_t>(l->elements));
+          s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, static_cast<std::size_t>(l.elements));
       if (!st.ok()) return Fail(st, err_index);
-      *out_len = static_cast<size_t>(l->elements);
+      *out_len = static_cast<size_t>(l.elements);
       return Ok(err_index);
     }
-    const auto q = qscheme::fast::decode(*s, sh, std::span<const std::uint8_t>(bytes, len), static_cast<qscheme::Profile>(profile));
+    // Too little room: the data errors first, in their documented order, out untouched.
+    const auto q = qscheme::fast::decode(s, sh, std::span<const std::uint8_t>(bytes, len), static_cast<qscheme::Profile>(profile));
     if (!q) return Fail(q.status(), err_index);
     const auto d = qscheme::fast::dequantize(*q);
     if (!d) return Fail(d.status(), err_index);
@@ -220,8 +255,8 @@ void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
 
 int qscheme_fast_set_threads(unsigned n) {
   return Guard(nullptr, [&] {
-    qscheme::fast::set_threads(n);
-    return Ok(nullptr);
+    const qscheme::Status st = qscheme::fast::set_threads(n);
+    return st.ok() ? Ok(nullptr) : Fail(st, nullptr);
   });
 }
 

@@ -17,10 +17,6 @@
 #include "fast/simd_common-inl.h"
 #include "hwy/highway.h"
 
-#ifndef QSCHEME_MUTANT
-#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
@@ -195,11 +191,7 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
     } else {
       *out = hn::ShiftRight<13>(hn::Sub(s, hn::Set(di, 0x44C00000)));
     }
-#if QSCHEME_MUTANT == 17  // mutant 17: f32-lane integer codes trust r = x * (1/e) without the near-tie redo
-    return hn::FirstN(df, 0);
-#else
     return hn::RebindMask(df, NoBitSet(di, s, 0x1FFC));
-#endif
   } else {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kFmt == scalar::kE2M1 && sizeof(r.raw) == 64) return E2M1CodesNear<kClamp>(df, x, r, k, out);
@@ -257,14 +249,10 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ResolveNear(DF df, hn::Vec<DF> 
   const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
   const auto half = hn::Set(df, 0.5f);
   const auto down = hn::Sub(b, half), up = hn::Add(b, half);
-#if QSCHEME_MUTANT == 1  // mutant 1: exact-profile integer ties rounded away from zero
-  const auto tie = hn::IfThenElse(hn::Gt(b, hn::Zero(df)), up, down);
-#else
   // The even one of down and up: down's parity is the low bit of down + magic.
   const auto down_odd = hn::RebindMask(df, hn::Eq(hn::And(hn::BitCast(di, hn::Add(down, magic)), hn::Set(di, 1)),
                                                   hn::Set(di, 1)));
   const auto tie = hn::IfThenElse(down_odd, up, down);
-#endif
   auto qn = hn::IfThenElse(above, up, hn::IfThenElse(below, down, tie));
   qn = hn::Min(hn::Max(hn::IfThenElse(near, qn, q), k.flo), k.fhi);
   return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
@@ -317,11 +305,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> 
   const auto half = hn::Set(df, 0.5f);
   const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
   const auto q = hn::Sub(hn::Add(rc, magic), magic);
-#if QSCHEME_MUTANT == 17  // mutant 17, as in FastCodes
-  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), half);
-#else
   const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
-#endif
   const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
   const auto d = hn::MulSub(hn::Mul(b, s1), s2, x);  // b * e - x
   return ResolveNear(df, q, b, near, hn::Lt(d, hn::Zero(df)), hn::Gt(d, hn::Zero(df)), k);

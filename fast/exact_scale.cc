@@ -1,9 +1,5 @@
 #include "fast/exact_scale.h"
 
-#ifndef QSCHEME_MUTANT
-#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
-#endif
-
 #include <cassert>
 #include <cfloat>
 #include <cmath>
@@ -47,19 +43,12 @@ double grid_round_up(double v, const Grid& g) {
     // exponent, which is the next grid value). Exact.
     const int sh = 52 - g.m;
     const std::uint64_t low = (std::uint64_t{1} << sh) - 1;
-#if QSCHEME_MUTANT == 3  // mutant 3: scale rounded to nearest instead of up
-    b = (b + (std::uint64_t{1} << (sh - 1))) & ~low;
-#else
     b = (b + low) & ~low;
-#endif
     std::memcpy(&r, &b, 8);
   } else {
     // Subnormal spacing 2^(emin-m) (or, without subnormals, the least normal 2^emin).
     const double q = std::ldexp(1.0, g.emin - (g.sub ? g.m : 0));
     r = std::ceil(v / q) * q;  // v / q is a power-of-two scaling: exact
-#if QSCHEME_MUTANT == 10  // mutant 10: a subnormal scale is flushed to zero
-    if (g.sub) r = 0;
-#endif
   }
   return r > g.max ? g.max : r;
 }

@@ -22,10 +22,6 @@
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
-#ifndef QSCHEME_MUTANT
-#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
-#endif
-
 namespace qscheme::fast {
 namespace {
 
@@ -84,11 +80,6 @@ struct Geo {
   std::uint64_t row_align() const { return R >= 2 ? (rows / shape[0]) * block[0] : 1; }
   // Number of elements of block j (partial blocks at the ends are smaller).
   std::uint64_t block_elements(std::uint64_t j) const {
-#if QSCHEME_MUTANT == 12  // mutant 12: absmean divides by the block extent, not the count of a partial block
-    std::uint64_t full = 1;
-    for (std::size_t d = 0; d < R; ++d) full *= block[d];
-    if (j < nblocks) return full;
-#endif
     std::uint64_t n = 1;
     for (std::size_t d = R; d-- > 0;) {
       const std::uint64_t c = j % bpd[d];
@@ -156,7 +147,7 @@ void for_rows(const Geo& g, bool split_aligned, Fn fn) {
 // When consecutive rows continue one another's block sequence -- one block for the whole tensor,
 // or blocks only along the last axis that tile each row exactly or span it -- the tensor is walked instead
 // as one long row in pieces of about kPiece elements (whole blocks each, unless there is one
-// block; nrows = 1): short rows no longer cost a kernel call each. Parallel as for_rows.
+// block; nrows = 1), so that short rows do not cost a kernel call each. Parallel as for_rows.
 constexpr std::uint64_t kPiece = 8192;
 template <class Fn>
 void for_runs(const Geo& g, bool split_aligned, Fn fn) {
@@ -332,15 +323,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           eb[k] = e == 0 ? 0.1f : e;
           bm[k] = detail::scale_to_bits(st, sd);
         }
-#if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
-        kernels::QuantizeRow(x + off, len, bw + 1, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
-                             plan.put_back ? lowest.data() : nullptr);
-#else
         kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
                              burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
                              plan.put_back ? lowest.data() : nullptr);
-#endif
         // The kernel put lo back where W e == 2a; a saturated block's lo is put back here.
         for (std::uint64_t k = 0; plan.put_back && saturated && k < ns; ++k) {
           if (tight[k]) {
@@ -414,11 +399,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
         gm = detail::grid_round_up(2.0 * amax / (W * Dmax), f32g);
       }
-#if QSCHEME_MUTANT == 16  // mutant 16: the two-level global is not kept at or above 2^-126 (may be 0 or subnormal)
-      gval = gm;
-#else
       gval = std::max(gm, std::ldexp(1.0, -126));
-#endif
       for (std::uint64_t j = 0; j < nb && absmean; ++j) {
         if (absmean) {
           stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
@@ -482,11 +463,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     ee.resize(nb);
     bool any_zero = false;
     for (std::uint64_t j = 0; j < nb; ++j) {
-#if QSCHEME_MUTANT == 8  // mutant 8: the two-level product s * g is rounded to f32
-      ee[j] = two ? static_cast<double>(static_cast<float>(stored[j] * gval)) : stored[j];
-#else
       ee[j] = two ? stored[j] * gval : stored[j];  // <= 11 + 24 significant bits: exact
-#endif
       any_zero = any_zero || (ee[j] == 0 && bmax[j] != 0);
     }
     if (any_zero) {
@@ -494,13 +471,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       std::uint64_t block = 0;
       const std::uint64_t e = find_element(l, [&](std::uint64_t i, std::uint64_t b) {
         block = b;
-#if QSCHEME_MUTANT == 25  // mutant 25: the error names the lowest offending block, not the first element's
-        std::uint64_t lowest = 0;
-        while (!(ee[lowest] == 0 && bmax[lowest] != 0)) ++lowest;
-        return b == lowest && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
-#else
         return ee[b] == 0 && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
-#endif
       });
       return errors::zero_scale_nonzero_input(block, e);
     }
@@ -524,15 +495,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
-#if QSCHEME_MUTANT == 4  // mutant 4: off-by-one block boundary along the last axis when quantizing
-    kernels::QuantizeRow(x + off, len, bw + 1, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
-                         groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
-#else
     kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
                          two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
                          groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
-#endif
     // The kernel put lo back where W e == 2a; a saturated block's lo is put back here. Segment k
     // of each of the run's rows lies in block b + k.
     for (std::uint64_t k = 0; plan.put_back && saturated && k * bw < len; ++k) {
@@ -700,15 +665,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
         std::uint8_t* dst = out + (o * p.groups + gi) * p.inner * p.ebytes;
         if (p.inner == 1) {
           std::uint32_t w = 0;
-#if QSCHEME_MUTANT == 5  // mutant 5: packed-u32 codes in reversed order within a word
-          for (std::size_t i = 0; i < count; ++i)
-            w |= (static_cast<std::uint32_t>(src[i]) & mask) << ((p.ebytes == 4 ? p.nq - 1 - static_cast<int>(i) : static_cast<int>(i)) * p.bits);
-#elif QSCHEME_MUTANT == 11  // mutant 11: e2m1x2 (packed-native) nibbles in the wrong order
-          for (std::size_t i = 0; i < count; ++i)
-            w |= (static_cast<std::uint32_t>(src[i]) & mask) << ((p.ebytes == 1 ? p.nq - 1 - static_cast<int>(i) : static_cast<int>(i)) * p.bits);
-#else
           for (std::size_t i = 0; i < count; ++i) w |= (static_cast<std::uint32_t>(src[i]) & mask) << (i * p.bits);
-#endif
           put_le(dst, w, p.ebytes);
           continue;
         }
@@ -745,11 +702,7 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
       std::int32_t* dst = c + (o * p.np + first) * p.inner;
       if (p.ebytes == 4) std::memcpy(words.data(), src, p.inner * 4);
       else for (std::uint64_t j = 0; j < p.inner; ++j) words[j] = src[j];
-#if QSCHEME_MUTANT == 15  // mutant 15: decode does not check the padding field of a partial word
-      if (false) {
-#else
       if (count < static_cast<std::size_t>(p.nq)) {
-#endif
         for (std::uint64_t j = 0; j < p.inner; ++j) {
           if ((words[j] >> (count * p.bits)) != 0 && bad == kNoIndex) {
             bad = ((o * p.groups + gi) * p.inner + j) * static_cast<std::uint64_t>(p.ebytes);
@@ -877,9 +830,16 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   return q;
 }
 
-void set_threads(unsigned n) {
-  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+Status set_threads(unsigned n) {
+  if (n > kMaxThreads) {
+    return Status(ErrorCode::invalid_argument,
+                  "a thread count of " + std::to_string(n) + " is above the maximum of " + std::to_string(kMaxThreads) +
+                      "; use 1 to " + std::to_string(kMaxThreads) + ", or 0 for one per hardware thread (at most " +
+                      std::to_string(kMaxThreads) + ")");
+  }
+  if (n == 0) n = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
   g_threads.store(n);
+  return {};
 }
 unsigned threads() { return g_threads.load(); }
 

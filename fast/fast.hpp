@@ -83,10 +83,18 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
 
 // ---- threads -----------------------------------------------------------------------------------
 
-// Worker threads for quantize/dequantize/encode/decode (1 = run on the caller's thread, the
-// default; 0 = std::thread::hardware_concurrency()). The output never depends on it: work is
-// split by blocks and rows, each element computed the same way. Process-wide.
-void set_threads(unsigned n);
+// Most threads one call is split over. The kernels stream memory, which a few threads per memory
+// channel saturate, so more threads only add hand-offs; the bound keeps what one call may claim
+// (threads, each with its stack) finite whatever number a caller passes.
+inline constexpr unsigned kMaxThreads = 256;
+
+// Threads each quantize/dequantize/encode/decode call is split over, the calling thread included
+// (1 = the calling thread alone, the default; 0 = std::thread::hardware_concurrency(), at most
+// kMaxThreads). Above kMaxThreads: invalid-argument naming the range, and the count stays as it
+// was. The output never depends on it: work is split by blocks and rows, each element computed
+// the same way. Process-wide. The other threads come from a pool kept across calls
+// (worker_pool.hpp); when the system refuses to start one, the call runs on the threads it has.
+Status set_threads(unsigned n);
 unsigned threads();
 
 // ---- memory ------------------------------------------------------------------------------------

@@ -184,11 +184,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   // x * g against a for an exact x = c * hw: d has the sign of x * g - a and is zero exactly when
   // it is (see above).
   auto diff = [&](VF x, VF a) QSCHEME_INLINE_LAMBDA {
-#if QSCHEME_MUTANT == 23  // mutant 23: the two-level comparison of the f32-lane scales rounds c * hw * g first
-    if constexpr (kTwo) return hn::Sub(hn::Mul(x, vg), a);
-#else
     if constexpr (kTwo) return hn::MulSub(x, vg, a);
-#endif
     return hn::Sub(x, a);
   };
   auto ge = [&](VF x, VF a) QSCHEME_INLINE_LAMBDA {
@@ -217,11 +213,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
       // of 0 (mod 2^sh), i.e. est within kNear patterns of a grid value or a power of two (vmax,
       // where est saturates, included); or est below the normal range (vmin_normal; 2^-126 for
       // ue8m0).
-#if QSCHEME_MUTANT == 24  // mutant 24: f32-lane scales skip the exact check for an estimate a pattern or more off a grid value
-      const auto off_grid = hn::RebindMask(df, hn::Eq(hn::And(eb, hn::Set(du, (1u << sh) - 1)), hn::Zero(du)));
-#else
       const auto off_grid = hn::RebindMask(df, NoBitSet(di, hn::BitCast(di, hn::Add(eb, vnear)), near_bits));
-#endif
       near_grid[t] = hn::AndNot(hn::Eq(a[t], zero), off_grid);
       // Normal estimates: the pattern from est's bits; the rest below.
       p[t] = s.ue8m0 ? hn::ShiftRight<23>(hn::Add(eb, vround)) : hn::ShiftRightSame(hn::Sub(hn::Add(eb, vround), vbias), sh);
@@ -257,9 +249,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
 #pragma GCC unroll 4
       for (std::size_t t = 0; t < G; ++t) {
         p[t] = hn::IfThenElse(hn::RebindMask(du, short_of[t]), hn::Min(hn::Add(p[t], one_u), vpmax), p[t]);
-#if QSCHEME_MUTANT != 22  // mutant 22: f32-lane scales never step down from the estimate
         p[t] = hn::IfThenElse(hn::RebindMask(du, past[t]), pm[t], p[t]);
-#endif
       }
     }
 #pragma GCC unroll 4
@@ -320,12 +310,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
     ScaleVectors<4>(nb, N, amax, bits, e, inv, tight, lowest,
                     [&](auto kG, auto... args) QSCHEME_INLINE_LAMBDA { one(kG, std::false_type(), args...); });
   }
-#if QSCHEME_MUTANT == 18  // mutant 18, as in ScalesFromMaxImpl
-  (void)nbelow;
-  return {!hn::AllFalse(df, any_far), 0, 0};
-#else
   return {!hn::AllFalse(df, any_far), ntight, nbelow};
-#endif
 }
 
 HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& spec,
@@ -431,12 +416,7 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   } else {
     ScaleVectors<1>(nb, N, amax, bits, e, inv, tight, lowest, [&](auto, auto... args) { one(std::false_type(), args...); });
   }
-#if QSCHEME_MUTANT == 18  // mutant 18: no scale is ever reported tight (asymmetric codes lose lo at the tie)
-  (void)nbelow;
-  return {!hn::AllFalse(dd, any_far), 0, 0};
-#else
   return {!hn::AllFalse(dd, any_far), ntight, nbelow};
-#endif
 }
 
 // ---------------------------------------------------------------------------- calibration
@@ -457,11 +437,7 @@ HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size
   auto fold = [&](const float* b, std::size_t n) {
     hwy::Prefetch(b + kAhead);
     auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
-#if QSCHEME_MUTANT == 21  // mutant 21: a block's maximum ignores its last vector (blocks of 2 or more vectors)
-    for (std::size_t i = N; i + N < n; i += N) {
-#else
     for (std::size_t i = N; i < n; i += N) {
-#endif
       if (i % 16 == 0) hwy::Prefetch(b + i + kAhead);
       m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
     }
@@ -1064,13 +1040,8 @@ HWY_INLINE hn::Vec<DF> CodeValuesOf(DF df, const std::uint8_t* HWY_RESTRICT src,
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kKind == 2 + scalar::kE2M1 && sizeof(raw.raw) == 64) {
       // The sixteen e2m1 values (-0 included), one vpermps: an e2m1 code is its table index.
-#if QSCHEME_MUTANT == 19  // mutant 19: the e2m1 value table takes +0 for code 8 (-0)
-      const __m512 t = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, 0.0f, -0.5f, -1.0f, -1.5f,
-                                      -2.0f, -3.0f, -4.0f, -6.0f);
-#else
       const __m512 t = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
                                       -2.0f, -3.0f, -4.0f, -6.0f);
-#endif
       return hn::Vec<DF>{_mm512_permutexvar_ps(raw.raw, t)};
     }
 #endif
@@ -1101,11 +1072,7 @@ HWY_INLINE void DequantCodesT(const std::uint8_t* HWY_RESTRICT codes, std::size_
       constexpr std::size_t V = decltype(kV)::value;  // 0: bw / N at run time
       const std::size_t vpb = V ? V : bw / N;
       for (std::size_t b = 0; b < nfull; ++b) {
-#if QSCHEME_MUTANT == 20  // mutant 20: whole-block dequantize takes the previous block's scale
-        const auto vs = hn::Set(df, s[b ? b - 1 : 0]);
-#else
         const auto vs = hn::Set(df, s[b]);
-#endif
         for (std::size_t j = 0; j < vpb; ++j) one(codes + (b * vpb + j) * N, vs, out + (b * vpb + j) * N);
       }
     };

@@ -96,7 +96,7 @@ FusedKernels Fused() {
 }
 namespace {
 // Off unless QSCHEME_STREAM_BYTES (a byte count) says otherwise: which store wins depends on the
-// machine (docs/PERFORMANCE.md, "What changed (sixth session)").
+// machine (docs/PERFORMANCE.md, "Streaming stores").
 std::size_t InitialStreamBytes() {
   const char* v = std::getenv("QSCHEME_STREAM_BYTES");
   if (v == nullptr || *v == '\0') return kNoStreaming;

@@ -60,7 +60,7 @@ ScaleFacts ScalesFromMax(const std::uint32_t* amax, std::size_t nb, const ScaleS
 // largest amax[k]. Precondition: lanes divide bw.
 std::uint32_t BlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
 // The same, prefetching as suits one call over many rows of input not in cache (a prepass over a
-// whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, fourteenth session).
+// whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, "Prefetching").
 std::uint32_t PrepassBlockMaxAbsBits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
 
 // Value kind of one-byte codes: integers in [lo, hi] (fmt < 0), or a minifloat (fmt 0 e4m3,
@@ -142,16 +142,17 @@ std::size_t FusedLanes();
 // output is handed over. (`qscheme bench` measures the effect: docs/PERFORMANCE.md.)
 void StreamCopy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 // Outputs of at least StreamBytes() bytes are streamed (dequantize_from_bytes; quantize's 1 B per
-// element gained nothing). Off by default (kNoStreaming): on one machine streaming made the q8_0
-// dequantizer 1.4x faster, on another (Zen 5, faster memory) 1.3x slower, so it is the user's
-// choice: QSCHEME_STREAM_BYTES=8388608 in the environment (read once, at load) or SetStreamBytes.
+// element gained nothing). Off by default (kNoStreaming): whether streaming makes the q8_0
+// dequantizer faster depends on the machine and varies between runs on one (docs/PERFORMANCE.md,
+// "Streaming stores"), so it is the user's choice: QSCHEME_STREAM_BYTES=8388608 in the environment
+// (read once, at load) or SetStreamBytes.
 // `qscheme bench` times both ("dequantize q8_0" and "dequantize q8_0 streamed"). Tests set it to
 // 0 to run the streaming paths on small tensors.
 inline constexpr std::size_t kNoStreaming = ~std::size_t{0};
 std::size_t StreamBytes();
 void SetStreamBytes(std::size_t bytes);
 // Fences a thread's streaming stores (hwy::FlushStream) on every way out of its work, so that
-// they are visible before the thread is joined.
+// they are visible before the thread reports its chunk done (worker_pool.hpp).
 struct StreamFence {
   bool on;
   ~StreamFence();

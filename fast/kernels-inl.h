@@ -34,10 +34,6 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
-#ifndef QSCHEME_MUTANT
-#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
@@ -49,11 +45,7 @@ template <class Body, class Tail>
 HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) body(i);
-#if QSCHEME_MUTANT == 9  // mutant 9: the partial last vector is skipped
-  (void)tail;
-#else
   if (i < n) tail(i, n - i);
-#endif
 }
 
 // Runs one(src, dst) on whole vectors of N elements, then on a zero-padded copy of the rest: one
@@ -230,11 +222,7 @@ HWY_NOINLINE void QuantizeBurnIntImpl(const float* HWY_RESTRICT x, std::size_t n
     const auto tr = hn::Trunc(t);
     // t - trunc(t) is exact; round half away from zero (Rust f32::round). For t = +-inf the
     // difference is NaN, the compare false, and the clamp below saturates.
-#if QSCHEME_MUTANT == 13  // mutant 13: burn-profile ties rounded toward zero instead of away
-    const auto away = hn::Gt(hn::Abs(hn::Sub(t, tr)), half);
-#else
     const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), half);
-#endif
     const auto step = hn::Or(hn::And(t, signmask), onef);  // copysign(1, t)
     auto q = hn::IfThenElse(away, hn::Add(tr, step), tr);
     q = hn::Min(hn::Max(q, vlo), vhi);
@@ -303,11 +291,7 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> DequantF32(hn::Vec<hn::ScalableTag<st
   const hn::ScalableTag<float> df;
   const hn::ScalableTag<std::int32_t> di;
   const auto v = kFloat ? MiniValue(di, ci, mp) : hn::ConvertTo(df, ci);
-#if QSCHEME_MUTANT == 14  // mutant 14: two-level dequantize rounds s * g to f32 before multiplying the value
-  return hn::Mul(hn::Mul(ve, vg), v);
-#else
   return hn::Mul(hn::Mul(ve, v), vg);
-#endif
 }
 
 // DequantF32 over a row of L elements, segment s of bw under eb[s]; constants hoisted out of
@@ -528,12 +512,7 @@ HWY_NOINLINE void RedoLanes(const float* HWY_RESTRICT xs, const float* HWY_RESTR
     const std::size_t jj = j < left ? j : left - 1;
     ebuf[j] = e ? e[jj] : ee[(at + jj) / bw];
   }
-#if QSCHEME_MUTANT == 2  // mutant 2: the narrow-block redo takes lane 0's scale for every lane
-  const auto e_lo = hn::Set(dd, ebuf[0]), e_hi = hn::Set(dd, ebuf[0]);
-  (void)H;
-#else
   const auto e_lo = hn::Load(dd, ebuf), e_hi = hn::Load(dd, ebuf + H);
-#endif
   const auto xv = hn::LoadU(df, xs);
   const auto q = e || c.fmt >= 0 ? ExactCodesF64(df, xv, e_lo, e_hi, c) : NearIntCodes(df, xv, hn::LoadU(df, is), e_lo, e_hi, k);
   hn::StoreU(q, di, dst);
@@ -889,9 +868,6 @@ HWY_INLINE void QuantizeExactRow(const float* HWY_RESTRICT x, std::size_t L, std
         return;
       }
       if (lowest) q = PutLowest(df, hn::LoadU(df, src), vpat, vlowest, q);
-#if QSCHEME_MUTANT == 7  // mutant 7: the sign of a zero code is dropped (-0 and tiny negatives give +0)
-      if constexpr (kFloat) q = hn::IfThenZeroElse(hn::Eq(hn::AndNot(k.sign, q), hn::Zero(di)), q);
-#endif
       hn::StoreU(q, di, dst);
     };
     ForEachVectorPadded(x + off, out + off, cnt, N, one);

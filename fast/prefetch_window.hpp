@@ -1,8 +1,8 @@
 // Where a fused code loop's prefetch window starts (QuantizeCodesT in fused-inl.h). While one
 // unit's codes are computed from L1, the loop asks for the input of the units after it, one line
 // per 16 floats, in a window that starts at least kReadAhead floats past the next unit's first
-// column. How fast that stream arrives depended on where in its 4 KiB page the window started:
-// quantize q8_0 cold at 64 MiB (docs/PERFORMANCE.md, thirteenth session) took 0.162-0.172 ns per
+// column. How fast that stream arrives depends on where in its 4 KiB page the window starts:
+// quantize q8_0 cold at 64 MiB (docs/PERFORMANCE.md, "Prefetching") takes 0.162-0.172 ns per
 // element with the window starting 1 KiB into a page, whatever the input's page offset, against
 // 0.179-0.211 with a fixed lead of 4 KiB when that put the start in a page's last 1 KiB or its
 // first line (a page-aligned input, or one 16 bytes past a line). So the lead is stretched by

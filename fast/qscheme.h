@@ -5,7 +5,13 @@
  *
  * On any error the output buffers are left untouched. *err_index (when err_index is not NULL)
  * receives the element/scale index of the error, or UINT64_MAX; qscheme_last_error_message()
- * says what is wrong and how to fix it (the C++ API's Status message, word for word). */
+ * says what is wrong and how to fix it (the C++ API's Status message, word for word).
+ *
+ * Counts are checked before the memory they describe is touched: rank against the largest rank
+ * (8) before any shape entry is read, then n, given_count and len against the layout of the
+ * scheme and shape (QSCHEME_SIZE_MISMATCH naming both numbers), so a wrong count is an error, not
+ * a read past the caller's array. Outputs are written up to the layout's size only, whatever
+ * out_cap says beyond it. */
 #ifndef QSCHEME_FAST_QSCHEME_H_
 #define QSCHEME_FAST_QSCHEME_H_
 
@@ -90,7 +96,14 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
  * scratch (1/16 of its largest input for nvfp4) for its next call; freed at thread exit too. */
 void qscheme_fast_release_scratch(void);
 
-/* Threads for the fast engine (0 = hardware concurrency). Output never depends on it. */
+/* Most threads one call is split over (qscheme::fast::kMaxThreads). */
+#define QSCHEME_MAX_THREADS 256u
+
+/* Threads each call is split over, the calling thread included: 1 (the default) to
+ * QSCHEME_MAX_THREADS, or 0 for one per hardware thread (at most QSCHEME_MAX_THREADS). A larger n
+ * returns QSCHEME_INVALID_ARGUMENT and leaves the count as it was. The other threads come from a
+ * pool kept across calls; when the system refuses to start one, calls run on the threads there
+ * are. Output never depends on it. */
 int qscheme_fast_set_threads(unsigned n);
 /* Forces a Highway target by name ("AVX2"; "" or NULL = automatic). */
 int qscheme_fast_set_target(const char* name);

@@ -23,10 +23,6 @@
 #define QSCHEME_INLINE_LAMBDA __attribute__((always_inline))
 #endif
 
-#ifndef QSCHEME_MUTANT
-#define QSCHEME_MUTANT 0  // tools/mutants: 0 = no deliberate bug (fast/CMakeLists.txt)
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
@@ -59,9 +55,7 @@ inline constexpr std::size_t kColdLead = 1536;
 template <class DF64>
 HWY_INLINE hn::Vec<DF64> MiniMagCode(DF64 d, hn::Vec<DF64> y, int m, int emin, double vmax) {
   const hn::RebindToUnsigned<DF64> du;
-#if QSCHEME_MUTANT != 6  // mutant 6: minifloat codes are not saturated at the format max
   y = hn::Min(y, hn::Set(d, vmax));
-#endif
   const auto yn = hn::Max(y, hn::Set(d, scalar::pow2(emin)));  // normal f64, exponent = Eeff
   const auto eb = hn::ShiftRight<52>(hn::BitCast(du, yn));      // Eeff + 1023
   // 2^(m - Eeff) has biased exponent 1023 + m - Eeff = (2046 + m) - eb.

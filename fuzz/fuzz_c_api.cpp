@@ -174,15 +174,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t i = 0; i < n; ++i) x.p[i] = next_float();
     const float* x_ptr = (nulls & kNullInput) ? nullptr : x.p.get();
 
-    // Options: given scales sized to the layout, +1, -1 or none (bits 2-3 of opt).
-    std::size_t given_count = 0;
+    // Options: given scales sized to the layout, +1, -1 or none (bits 2-3 of opt). The +1 is a
+    // lie: the array holds one scale fewer than given_count says, so a call that read the scales
+    // before comparing the count with the layout would read past it.
+    std::size_t given_count = 0, given_held = 0;
     if (opt & kOptGiven) {
       const std::uint64_t base = layout ? std::min<std::uint64_t>(layout->scales, kMaxElements) : 1;
       const int sel = (opt >> 2) & 3;
       given_count = sel == 0 ? base : sel == 1 ? base + 1 : sel == 2 ? adjust(base, -1) : 0;
+      given_held = sel == 1 ? base : given_count;
     }
-    Canaried<float> given(given_count);
-    for (std::size_t i = 0; i < given_count; ++i) given.p[i] = next_float();
+    Canaried<float> given(given_held);
+    for (std::size_t i = 0; i < given_held; ++i) given.p[i] = next_float();
     qscheme_quantize_options o{profile,      calibration, nullptr, given_count, (opt & kOptGlobal) ? 1 : 0, next_float(),
                                (opt & kOptSinglePass) ? 1 : 0};
     if ((opt & kOptGiven) && !(nulls & kNullGiven)) o.given_scales = given.p.get();
@@ -204,7 +207,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (o.given_scales || o.given_count || o.has_global) {
           if (!o.given_scales && o.given_count) bad_opt = true;
           GivenScales g;
-          if (o.given_count && o.given_scales) g.block.assign(o.given_scales, o.given_scales + o.given_count);
+          if (o.given_count && o.given_scales) {
+            g.block.assign(o.given_scales, o.given_scales + given_held);
+            g.block.resize(o.given_count);  // the count the call claims, for the engine's count check
+          }
           if (o.has_global) g.global = o.global_scale;
           qo.scales = g;
         }

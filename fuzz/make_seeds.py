@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of fuzz_differential, fuzz_decode_bytes, fuzz_npy and fuzz_c_api into
+"""Writes the seed corpora of fuzz_differential, fuzz_decode_bytes, fuzz_npy, fuzz_qjson and fuzz_c_api into
 fuzz/corpus/<target>/ from Burn's golden vectors (tests/data/burn-golden.json) and hand-picked
 edge cases. Run once after changing an input layout, then commit the files:
   python3 fuzz/make_seeds.py
@@ -229,6 +229,39 @@ def npy_corpus():
     return out
 
 
+def qjson_doc(scheme, shape, codes, scales, glob="null", profile="exact", bytes_hex=None, order=None):
+    fields = [("scheme", f'"{scheme}"'), ("profile", f'"{profile}"'), ("shape", json.dumps(shape).replace(" ", "")),
+              ("codes", json.dumps(codes).replace(" ", "")), ("block_scales", "[" + ",".join(scales) + "]"),
+              ("global_scale", glob)]
+    if bytes_hex is not None:
+        fields.append(("bytes", f'"{bytes_hex}"'))
+    if order:
+        fields = [fields[i] for i in order]
+    return ("{\n" + ",\n".join(f' "{k}": {v}' for k, v in fields) + "\n}\n").encode()
+
+
+def qjson_corpus():
+    out = Out("fuzz_qjson")
+    out.put("q8s_two_level", qjson_doc("q8f:block[4]=ue4m3:tensor=f32", [8], [0, 25, 51, 76, 102, 127, -128, -1],
+                                       ["0.5", "0.125"], "3.0", bytes_hex="0019334c667f80ff302000004040"))
+    out.put("q8s_per_tensor", qjson_doc("q8s", [2, 2], [1, -2, 3, 127], ["0.1"], bytes_hex="01fe037fcdcccc3d"))
+    out.put("q4_0_packed", qjson_doc("q4_0", [1, 9], [1, -2, 3, -4, 5, -6, 7, 0, 1], ["1.0"]))
+    out.put("e2m1_outer_axis", qjson_doc("e2m1:packed-native(1)", [3, 2], [1, 2, 3, 4, 5, 15], ["2.0"], profile="burn"))
+    out.put("nvfp4", qjson_doc("nvfp4", [16], list(range(16)), ["448.0"], "1e-45"))
+    out.put("mxfp8_order", qjson_doc("mxfp8", [2], [0, 126], ["1.0"], order=[5, 4, 3, 2, 1, 0]))
+    out.put("rank0", qjson_doc("q8s:tensor=f16", [], [5], ["0.25"]))
+    out.put("empty", qjson_doc("q8s:block[32]=f16", [0, 5], [], []))
+    out.put("reject_duplicate", qjson_doc("q8s", [1], [1], ["1.0"]).replace(b'"profile"', b'"scheme"'))
+    out.put("reject_shape_overflow", qjson_doc("q8s", [0, 18446744073709551615], [], ["1.0"]))
+    out.put("reject_code", qjson_doc("q8s", [1], [-128], ["1.0"]))
+    out.put("reject_scale", qjson_doc("q8s:block[1]=f16", [1], [1], ["0.3"]))
+    out.put("reject_bytes", qjson_doc("q8s", [1], [1], ["1.0"], bytes_hex="020000803f"))
+    out.put("reject_json", b'{"scheme": "q8s", "shape": [1,], }')
+    out.put("escapes", b'{"scheme": "q\\u0038s", "shape": [1], "codes": [1], "block_scales": [1e0], '
+                       b'"global_scale": null, "bytes": "01\\u0030000803f"}')
+    return out
+
+
 def c_api_tail(op, scheme_len, shape=(), nulls=0, n_delta=0, cap_delta=0, profile=0, calibration=0, opt=0):
     dims = [dim_byte(d) for d in shape] + [0] * (9 - len(shape))
     return bytes([op, nulls, len(shape)] + dims + [n_delta & 0xFF, cap_delta & 0xFF, profile & 0xFF,
@@ -275,5 +308,5 @@ def c_api():
 
 if __name__ == "__main__":
     vectors = golden()
-    for o in (differential(vectors), decode_bytes(vectors), npy_corpus(), c_api()):
+    for o in (differential(vectors), decode_bytes(vectors), npy_corpus(), qjson_corpus(), c_api()):
         print(f"make_seeds: {len(o.names)} seeds in {os.path.relpath(o.dir)}")

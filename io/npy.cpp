@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "scheme/checked.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/scheme.hpp"
 #include "io/file_io.hpp"
 #include "io/huge_pages.hpp"
@@ -62,7 +63,7 @@ class HeaderReader {
       auto key = string_literal();
       if (!key) return key.status();
       skip_ws();
-      if (!eat(':')) return error("expected ':' after key '" + *key + "'");
+      if (!eat(':')) return error("expected ':' after key " + quote(*key));
       skip_ws();
       if (*key == "descr") {
         if (f.descr) return error("duplicate key 'descr'");
@@ -80,7 +81,7 @@ class HeaderReader {
         if (!v) return v.status();
         f.shape = std::move(*v);
       } else {
-        return error("unexpected key '" + *key + "' (a .npy header holds descr, fortran_order and shape)");
+        return error("unexpected key " + quote(*key) + " (a .npy header holds descr, fortran_order and shape)");
       }
       skip_ws();
       if (eat(',')) continue;
@@ -140,7 +141,13 @@ class HeaderReader {
       std::uint64_t v = 0;
       const char* first = t_.data() + pos_;
       const auto [ptr, ec] = std::from_chars(first, t_.data() + t_.size(), v);
-      if (ec != std::errc()) return error("a 'shape' extent does not fit in 64 bits");
+      if (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxSize)) {
+        // The rule of every shape (scheme/checked.hpp), not a header defect.
+        return Status(ErrorCode::shape_overflow, "a 'shape' extent of " +
+                                                     std::string(first, static_cast<std::size_t>(ptr - first)) +
+                                                     " is past 2^63 - 1; no tensor can have it");
+      }
+      if (ec != std::errc()) return error("expected a non-negative integer in 'shape'");
       pos_ += static_cast<std::size_t>(ptr - first);
       if (pos_ < t_.size() && t_[pos_] == 'L') ++pos_;  // Python 2 long suffix
       dims.push_back(v);
@@ -231,19 +238,21 @@ Result<Header> parse_header(std::span<const std::uint8_t> prefix, std::uint64_t 
   else if (d == "|u1" || d == "<u1") h.dtype = Dtype::u8;
   else if (d == "<u4") h.dtype = Dtype::u32;
   else if (!d.empty() && d[0] == '>') {
-    return bad("dtype '" + d + "' is big-endian; save the array as little-endian ('<f4', e.g. a.astype('<f4'))");
+    return bad("dtype " + quote(d) + " is big-endian; save the array as little-endian ('<f4', e.g. a.astype('<f4'))");
   } else {
-    return bad("dtype '" + d + "' is not supported; use float32 ('<f4') for tensors, or '<i4', '|i1', '|u1', '<u4'");
+    return bad("dtype " + quote(d) + " is not supported; use float32 ('<f4') for tensors, or '<i4', '|i1', '|u1', '<u4'");
   }
   if (*fields->fortran_order) {
     return bad("the array is in Fortran order; save it in C order (np.ascontiguousarray)");
   }
   h.shape = *fields->shape;
   std::optional<std::uint64_t> count = 1;
-  for (std::uint64_t e : h.shape) count = count ? checked_mul(*count, e) : std::nullopt;
+  for (std::uint64_t e : h.shape) count = count && *count <= kMaxSize ? checked_mul(*count, e) : std::nullopt;
   const std::optional<std::uint64_t> data_bytes =
       count ? checked_mul(*count, static_cast<std::uint64_t>(item_size(h.dtype))) : std::nullopt;
-  if (!data_bytes) return bad("the array's shape holds more elements than fit in 64 bits");
+  if (!data_bytes || *data_bytes > kMaxSize) {
+    return Status(ErrorCode::shape_overflow, "the array's shape holds more elements or bytes than fit in 63 bits");
+  }
   const std::uint64_t available = total - header_start - header_len;
   if (*data_bytes > available) {
     return bad("truncated .npy data: the shape needs " + std::to_string(*data_bytes) + " bytes, the file has " +
@@ -279,7 +288,9 @@ void convert(const Header& h, std::span<const std::uint8_t> data, Array& a) {
   }
 }
 
-Status with_path(const std::string& path, const Status& st) { return Status(st.code(), path + ": " + st.message(), st.index()); }
+Status with_path(const std::string& path, const Status& st) {
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
+}
 
 }  // namespace
 
@@ -326,7 +337,7 @@ Result<Array> read_file(const std::string& path) {
     if (!file->read(data.data(), data.size())) return file->error();
     convert(*h, data, a);
   }
-  if (!file->at_end()) return Status(ErrorCode::io_error, "cannot read '" + path + "': it changed while being read");
+  if (!file->at_end()) return Status(ErrorCode::io_error, "cannot read " + quote(path) + ": it changed while being read");
   return a;
 }
 
@@ -337,6 +348,9 @@ namespace {
 Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values) {
   if (shape.size() > kMaxRank) {
     return Status(ErrorCode::invalid_argument, "cannot write a rank-" + std::to_string(shape.size()) + " array");
+  }
+  for (std::uint64_t e : shape) {
+    if (e > kMaxSize) return Status(ErrorCode::shape_overflow, "cannot write an extent of " + std::to_string(e));
   }
   std::optional<std::uint64_t> count = 1;
   for (std::uint64_t e : shape) count = count ? checked_mul(*count, e) : std::nullopt;

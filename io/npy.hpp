@@ -3,8 +3,9 @@
 // Read: little-endian float32 in C order ('<f4'), and for codes and scales the integer arrays
 // '<i4', '|i1', '|u1' and '<u4'; format versions 1.0, 2.0 and 3.0; rank 0 to kMaxRank. Anything
 // else (another dtype, big-endian, Fortran order, a malformed or truncated header, a data
-// length that disagrees with the shape, trailing bytes, a shape whose size overflows) is
-// unsupported-npy with a message naming the problem. The parser works on bytes in memory and
+// length that disagrees with the shape, trailing bytes) is unsupported-npy with a message naming
+// the problem; a shape with an extent, element count or byte count past 2^63 - 1 is
+// shape-overflow, as everywhere else (even beside a zero extent). The parser works on bytes in memory and
 // never reads outside them, so a fuzzer can call it directly.
 // Write: version 1.0, '<f4', C order, the header padded to a multiple of 64 bytes as NumPy does.
 #pragma once
@@ -40,7 +41,8 @@ Result<Array> parse(std::span<const std::uint8_t> bytes);
 Result<Array> read_file(const std::string& path);
 
 // The bytes of a version-1.0 '<f4' C-order file. invalid-argument when the shape's element count
-// disagrees with values.size() or the rank is above kMaxRank.
+// disagrees with values.size() or the rank is above kMaxRank; shape-overflow for an extent past
+// 2^63 - 1.
 Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values);
 
 // Writes the file serialize_f32 describes to path (file_io.hpp's write_bytes: all or nothing).

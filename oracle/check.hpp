@@ -1,6 +1,8 @@
 // `qscheme check` as a library: compare another implementation's output (the candidate) with
-// the reference engine's, count and locate the differences, and diagnose them by re-running the
-// reference under the named deviations of variants.hpp.
+// the expected one, count and locate the differences, and diagnose them by re-running the
+// reference under the named deviations of variants.hpp. The expected output comes from the fast
+// engine (bit-identical to the reference by construction and by test), as serialized bytes; the
+// exact arithmetic runs only where the candidate differs, on a few of those blocks first.
 #pragma once
 
 #include <cstdint>
@@ -22,18 +24,31 @@ enum class CandidateKind : std::uint8_t {
 
 struct Candidate {
   CandidateKind kind = CandidateKind::quantized;
-  std::vector<std::int32_t> codes;                         // quantized
+  std::vector<std::int32_t> codes;                         // quantized, one a element
   std::optional<std::vector<std::uint32_t>> scale_bits;    // quantized: compared when present
   std::optional<std::uint32_t> global_bits;                // quantized: compared when present
-  std::vector<std::uint8_t> bytes;                         // bytes
+  // bytes; or, with `encoded`, a quantized candidate's codes, scales and global in Burn's
+  // layout (what Q.json reads into: a byte or less a code instead of an i32)
+  std::vector<std::uint8_t> bytes;
+  bool encoded = false;
   std::vector<float> values;                               // dequantized
+  // The candidate's own shape, when its file has one: it must be the input's.
+  std::optional<std::vector<std::uint64_t>> shape;
 };
+
+struct Engine;
 
 struct CheckRequest {
   Scheme scheme;
   std::vector<std::uint64_t> shape;
   std::vector<float> x;
-  QuantizeOptions options;  // profile, calibration, given scales
+  // profile, calibration, given scales; options.rules a point of the rule space (a recipe's),
+  // which the fast engine may refuse: the reference then computes the expected output, and a
+  // point that is no profile's is compared without a diagnosis (the variants deviate from the
+  // profiles).
+  QuantizeOptions options;
+  // The engine computing the expected output (engine.hpp's table); null: the fast engine.
+  const Engine* engine = nullptr;
 };
 
 // One differing element.
@@ -70,8 +85,8 @@ struct CheckReport {
 
 inline constexpr std::size_t kMaxShown = 8;
 
-// Errors: the reference's errors for the request (the input itself is bad), size-mismatch for a
-// candidate of the wrong size, invalid-argument for a scheme mismatch.
+// Errors: the engines' errors for the request (the input itself is bad), size-mismatch for a
+// candidate of the wrong size or of another shape (naming both shapes).
 Result<CheckReport> check(const CheckRequest& request, const Candidate& candidate);
 
 // The report as JSON text (one object, ending in a newline) and as a human-readable table.

@@ -1,10 +1,12 @@
 #include "oracle/engine.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "fast/fast.hpp"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "io/huge_pages.hpp"
 
 namespace qscheme::oracle {
@@ -133,7 +135,7 @@ Result<const Engine*> find_engine(std::string_view name) {
     if (e.name == name) return &e;
     names += (names.empty() ? "" : ", ") + std::string(e.name);
   }
-  return Status(ErrorCode::invalid_argument, "--engine: unknown engine '" + std::string(name) + "'; choose one of " + names);
+  return Status(ErrorCode::invalid_argument, "--engine: unknown engine " + quote(name) + "; choose one of " + names);
 }
 
 

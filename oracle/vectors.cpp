@@ -16,9 +16,12 @@
 #include "reference/reference.hpp"
 #include "reference/scales.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
+#include "scheme/validate.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
+#include "io/output_dir.hpp"
 #include "io/qjson.hpp"
 
 namespace qscheme::oracle {
@@ -29,8 +32,6 @@ namespace fs = std::filesystem;
 // The seed of every random tensor; part of the vectors' definition (README.md states it).
 constexpr std::uint64_t kSeed = 0x5153434845'4D45ull;  // "QSCHEME"
 
-// The profiles the vectors are exported for.
-constexpr Profile kProfiles[] = {Profile::exact, Profile::burn, Profile::onnx};
 
 struct Case {
   std::string name;
@@ -227,31 +228,35 @@ Result<float> scale_number(ScaleDtype d, std::uint32_t bits) {
   return s.negative ? -v : v;
 }
 
-Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes, const Recipe* recipe) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return {ErrorCode::io_error, "cannot create '" + dir + "': " + ec.message()};
-  nlohmann::ordered_json index;
-  index["generator"] = "qscheme vectors";
-  index["seed"] = kSeed;
-  index["cases"] = nlohmann::json::array();
-  const std::vector<Case> all = cases();
+Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes, const Recipe* recipe) {
+  // Every scheme before any file: a bad one in the list leaves nothing behind.
+  std::vector<Scheme> parsed;
   for (const std::string& text : schemes) {
     auto scheme = parse_scheme(text);
     if (!scheme) return scheme.status();
     QSCHEME_RETURN_IF_ERROR(validate_scheme(*scheme));
     if (recipe && !recipe_accepts(*recipe, *scheme)) {
       return {ErrorCode::invalid_argument, "recipe " + std::string(recipe->name) + " reproduces " +
-                                               std::string(recipe->schemes) + ", not '" + text + "'"};
+                                               std::string(recipe->schemes) + ", not " + quote(text)};
     }
+    parsed.push_back(*scheme);
   }
-  for (const std::string& text : schemes) {
-    const Scheme scheme_value = parse_scheme(text).value();
-    const Scheme* scheme = &scheme_value;
+  auto out = io::OutputDir::create(out_dir);
+  if (!out) return out.status();
+  const std::string& dir = out->path();
+  std::error_code ec;
+  nlohmann::ordered_json index;
+  index["generator"] = "qscheme vectors";
+  index["seed"] = kSeed;
+  index["cases"] = nlohmann::json::array();
+  const std::vector<Case> all = cases();
+  for (std::size_t k = 0; k < schemes.size(); ++k) {
+    const std::string& text = schemes[k];
+    const Scheme* scheme = &parsed[k];
     for (const Case& c : all) {
       const fs::path folder = fs::path(dir) / dir_name(text) / c.name;
       fs::create_directories(folder, ec);
-      if (ec) return {ErrorCode::io_error, "cannot create '" + folder.string() + "': " + ec.message()};
+      if (ec) return {ErrorCode::io_error, "cannot create " + quote(folder.string()) + ": " + ec.message()};
       auto layout = make_layout(*scheme, c.shape);
       if (!layout) return layout.status();
       nlohmann::ordered_json e;
@@ -286,7 +291,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
       if (recipe) {
         runs.emplace_back(std::string(recipe->name), recipe_options(*recipe, options));
       } else {
-        for (Profile p : kProfiles) {
+        for (Profile p : kAllProfiles) {
           QuantizeOptions o = options;
           o.profile = p;
           runs.emplace_back(std::string(to_string(p)), o);
@@ -306,7 +311,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
         if (!bytes) return bytes.status();
         // Q.json has no form for an infinite scale (ggml's f16 overflow): such a case has none.
         auto qj = io::qjson::write(*q);
-        if (!qj && !q->rules) return qj.status();
+        if (!qj && (!q->rules || qj.status().code() != ErrorCode::invalid_argument)) return qj.status();
         auto codes = npy_i32(c.shape, q->codes);
         if (!codes) return codes.status();
         std::vector<float> scale_values;
@@ -349,7 +354,7 @@ Status export_vectors(const std::string& dir, const std::vector<std::string>& sc
   if (recipe) index["recipe"] = std::string(recipe->name);
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "index.json", index.dump(1) + "\n"));
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "README.md", readme(schemes)));
-  return {};
+  return out->commit();
 }
 
 }  // namespace qscheme::oracle

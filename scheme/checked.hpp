@@ -7,6 +7,10 @@
 
 namespace qscheme {
 
+// The largest extent, element, storage, scale or byte count qscheme accepts: 2^63 - 1, so that
+// every size also fits a signed 64-bit index, ptrdiff_t and off_t. Past it: shape-overflow.
+inline constexpr std::uint64_t kMaxSize = 0x7FFF'FFFF'FFFF'FFFFull;
+
 inline std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;

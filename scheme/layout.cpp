@@ -1,15 +1,11 @@
 #include "scheme/layout.hpp"
 
-#include <limits>
 #include <string>
 
 #include "scheme/checked.hpp"
 
 namespace qscheme {
 namespace {
-
-// Sizes stay below 2^63 so that they also fit a signed 64-bit index or ptrdiff_t.
-constexpr std::uint64_t kMaxSize = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 Status overflow(Shape shape, std::string_view what) {
   std::string dims;
@@ -32,6 +28,11 @@ Result<Layout> make_layout(const Scheme& s, Shape shape) {
   Layout l;
   l.shape.assign(shape.begin(), shape.end());
 
+  // Each extent on its own first: a zero extent elsewhere makes every product 0, and the shape
+  // would still name an extent no index or file format can hold.
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (shape[i] > kMaxSize) return overflow(shape, "extent of dim " + std::to_string(i));
+  }
   std::optional<std::uint64_t> elements = 1;
   for (std::uint64_t d : shape) elements = bounded(elements ? checked_mul(*elements, d) : std::nullopt);
   if (!elements) return overflow(shape, "element count");

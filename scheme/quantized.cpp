@@ -1,5 +1,7 @@
 #include "scheme/quantized.hpp"
 
+#include <iterator>
+
 namespace qscheme {
 
 std::string_view to_string(Profile p) {
@@ -13,10 +15,20 @@ std::string_view to_string(Profile p) {
 std::string_view to_string(Calibration c) { return c == Calibration::minmax ? "minmax" : "absmean"; }
 
 std::optional<Profile> profile_from_string(std::string_view s) {
-  if (s == "exact") return Profile::exact;
-  if (s == "burn") return Profile::burn;
-  if (s == "onnx") return Profile::onnx;
+  for (Profile p : kAllProfiles) {
+    if (to_string(p) == s) return p;
+  }
   return std::nullopt;
+}
+
+std::string profile_list() {
+  std::string out;
+  constexpr std::size_t n = std::size(kAllProfiles);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out += i + 1 == n ? " or " : ", ";
+    out += to_string(kAllProfiles[i]);
+  }
+  return out;
 }
 
 std::optional<Calibration> calibration_from_string(std::string_view s) {

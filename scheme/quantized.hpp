@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,9 +26,14 @@ namespace qscheme {
 enum class Profile : std::uint8_t { exact, burn, onnx };
 enum class Calibration : std::uint8_t { minmax, absmean };
 
+// Every profile, in the order help texts and messages list them.
+inline constexpr Profile kAllProfiles[] = {Profile::exact, Profile::burn, Profile::onnx};
+
 std::string_view to_string(Profile p);
 std::string_view to_string(Calibration c);
 std::optional<Profile> profile_from_string(std::string_view s);
+// "exact, burn or onnx": the accepted names, for help texts and messages.
+std::string profile_list();
 std::optional<Calibration> calibration_from_string(std::string_view s);
 
 // Scales supplied by the caller instead of calibration (ONNX QuantizeLinear, Burn's quantize

@@ -330,7 +330,7 @@ bool scale_allowed(const Rules& r, ScaleDtype d, std::uint32_t bits) {
   if (!dtype_has_sign(d)) return false;
   const int width = info(d).bytes * 8;
   if (width < 32 && bits >> width != 0) return false;
-  const std::uint32_t sign = 1u << (width - 1);
+  const std::uint32_t sign = scale_sign_bit(d);
   const std::uint32_t exp_mask = d == ScaleDtype::f32 ? 0x7F800000u : d == ScaleDtype::f16 ? 0x7C00u : 0x7F80u;
   const std::uint32_t mag = bits & ~sign;
   const bool inf = mag == exp_mask;
@@ -339,6 +339,10 @@ bool scale_allowed(const Rules& r, ScaleDtype d, std::uint32_t bits) {
   if (inf && r.scale_overflow != ScaleOverflow::infinity) return false;
   if ((bits & sign) && r.statistic != Statistic::signed_max) return false;
   return true;
+}
+
+std::uint32_t scale_sign_bit(ScaleDtype d) {
+  return dtype_has_sign(d) ? std::uint32_t{1} << (info(d).bytes * 8 - 1) : 0;
 }
 
 }  // namespace qscheme

@@ -188,5 +188,8 @@ Status validate_rules(const Rules& r, const Scheme& s, Calibration c, bool given
 bool code_allowed(const Rules& r, Value v, std::int32_t code);
 // Scales: also negative values (signed_max) and inf (scale overflow infinity).
 bool scale_allowed(const Rules& r, ScaleDtype d, std::uint32_t bits);
+// The sign bit of a scale dtype's pattern: 0 for the unsigned dtypes (ue8m0, ue4m3), which
+// have none.
+std::uint32_t scale_sign_bit(ScaleDtype d);
 
 }  // namespace qscheme

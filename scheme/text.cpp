@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "scheme/printable.hpp"
 namespace qscheme {
 namespace {
 
@@ -15,7 +16,8 @@ Status syntax_error(std::size_t pos, std::string_view expected, std::string_view
   if (found.empty()) {
     msg += ", found the end of the text";
   } else {
-    msg += ", found '" + std::string(found.substr(0, 24)) + (found.size() > 24 ? "...'" : "'");
+    // The user's text, escaped: a scheme string is typed at a terminal and echoed back here.
+    msg += ", found '" + printable(found.substr(0, 24)) + (found.size() > 24 ? "...'" : "'");
   }
   return Status(ErrorCode::malformed_scheme, std::move(msg), pos);
 }

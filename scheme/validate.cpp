@@ -56,11 +56,7 @@ namespace detail {
 
 Status validate_shape_rules(const Scheme& s, Shape shape) {
   const std::size_t rank = shape.size();
-  if (rank > kMaxRank) {
-    return {ErrorCode::rank_too_large,
-            "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of " +
-                std::to_string(kMaxRank) + "; reshape it first"};
-  }
+  QSCHEME_RETURN_IF_ERROR(validate_rank(rank));
   if (s.store.kind != StoreKind::native && s.store.dim >= rank) {
     return {ErrorCode::packing_dim_out_of_range,
             quoted(s) + ": packed dim " + std::to_string(s.store.dim) +
@@ -78,6 +74,15 @@ Status validate_shape_rules(const Scheme& s, Shape shape) {
 }
 
 }  // namespace detail
+
+Status validate_rank(std::size_t rank) {
+  if (rank > kMaxRank) {
+    return {ErrorCode::rank_too_large,
+            "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of " +
+                std::to_string(kMaxRank) + "; reshape it first"};
+  }
+  return {};
+}
 
 Status validate(const Scheme& s, Shape shape) {
   // make_layout applies validate_scheme and the shape rules, then the size arithmetic: a shape

@@ -27,4 +27,8 @@ Status validate_scheme(const Scheme& s);
 //  2^63 - 1).
 Status validate(const Scheme& s, Shape shape);
 
+// The rank-too-large rule of validate() alone: for a caller that holds a rank and a pointer
+// (the C API) and must not form a shape from more entries than the engines take.
+Status validate_rank(std::size_t rank);
+
 }  // namespace qscheme

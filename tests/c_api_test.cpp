@@ -2,6 +2,8 @@
 // tuples, and outputs left untouched on every error; success matches the C++ engine byte for byte.
 #include <boost/test/unit_test.hpp>
 
+#include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -240,4 +242,212 @@ BOOST_AUTO_TEST_CASE(single_pass_option_gives_the_same_bytes_and_errors) {
     BOOST_TEST(idx == 2u * 4160 + 7);
     if (!single) BOOST_TEST(Untouched(out2));
   }
+}
+
+// Lying counts: every count an entry point takes is checked before the memory it describes is
+// touched, and the error names the number given and the true one. The arrays below are exactly
+// as long as the true count (on the heap, where ASan sees a read or write past them); each count
+// is then given too large by one, as 10^6, 2^62 and SIZE_MAX. Outputs are surrounded by sentinel
+// bytes that must survive.
+namespace {
+
+std::vector<std::uint64_t> Lies(std::uint64_t truth) {
+  return {truth + 1, 1000000, std::uint64_t{1} << 62, SIZE_MAX};
+}
+
+constexpr const char* kLyingScheme = "q8s:block[4]=f32";  // [8]: 8 values + 2 f32 scales = 16 bytes
+constexpr std::size_t kLyingBytes = 16;
+
+// What a quantize call may write: out (its sentinels must survive a failed call), *out_len and
+// *err_index (set to UINT64_MAX by every call without an element index).
+struct Outputs {
+  std::vector<std::uint8_t> out = std::vector<std::uint8_t>(kLyingBytes + 64, kSentinel);
+  std::size_t len = 12345;
+  std::uint64_t idx = 7;
+  bool untouched() const { return Untouched(out) && len == 12345u; }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bytes_size_with_a_lying_rank) {
+  const std::vector<std::uint64_t> shape(qscheme::kMaxRank, 1);  // as many entries as any rank takes
+  for (std::uint64_t rank : Lies(qscheme::kMaxRank)) {
+    BOOST_TEST_CONTEXT("rank " << rank) {
+      std::size_t bytes = 12345;
+      std::uint64_t idx = 7;
+      BOOST_TEST(qscheme_fast_bytes_size(kLyingScheme, shape.data(), rank, &bytes, &idx) == QSCHEME_RANK_TOO_LARGE);
+      BOOST_TEST(LastMessage() == "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of 8; reshape it first");
+      BOOST_TEST(bytes == 12345u);
+      BOOST_TEST(idx == UINT64_MAX);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(quantize_with_lying_counts) {
+  const std::vector<std::uint64_t> shape{8};
+  const std::vector<float> x(8, 1.0f);
+  const std::vector<float> given{0.5f, 0.5f};  // the two block scales of [8]
+  const std::vector<std::uint64_t> long_shape(qscheme::kMaxRank, 1);
+  for (std::size_t room : {kLyingBytes, std::size_t{0}}) {  // the fused path, and too little room
+    BOOST_TEST_CONTEXT("out_cap " << room) {
+      for (std::uint64_t rank : Lies(qscheme::kMaxRank)) {
+        BOOST_TEST_CONTEXT("rank " << rank) {
+          Outputs o;
+          BOOST_TEST(qscheme_fast_quantize(kLyingScheme, long_shape.data(), rank, x.data(), x.size(), nullptr, o.out.data(),
+                                           room, &o.len, &o.idx) == QSCHEME_RANK_TOO_LARGE);
+          BOOST_TEST(LastMessage() == "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of 8; reshape it first");
+          BOOST_TEST(o.untouched());
+          BOOST_TEST(o.idx == UINT64_MAX);
+        }
+      }
+      for (std::uint64_t n : Lies(8)) {
+        BOOST_TEST_CONTEXT("n " << n) {
+          Outputs o;
+          BOOST_TEST(qscheme_fast_quantize(kLyingScheme, shape.data(), 1, x.data(), n, nullptr, o.out.data(), room, &o.len,
+                                           &o.idx) == QSCHEME_SIZE_MISMATCH);
+          BOOST_TEST(LastMessage() == "the input has " + std::to_string(n) + " value(s), but the shape holds 8 element(s)");
+          BOOST_TEST(o.untouched());
+          BOOST_TEST(o.idx == UINT64_MAX);
+        }
+      }
+      for (std::uint64_t count : Lies(2)) {
+        BOOST_TEST_CONTEXT("given_count " << count) {
+          qscheme_quantize_options opt{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, given.data(), count, 0, 0.0f, 0};
+          Outputs o;
+          BOOST_TEST(qscheme_fast_quantize(kLyingScheme, shape.data(), 1, x.data(), x.size(), &opt, o.out.data(), room,
+                                           &o.len, &o.idx) == QSCHEME_SIZE_MISMATCH);
+          BOOST_TEST(LastMessage() == std::to_string(count) + " block scale(s) were given, but the scheme and shape take 2");
+          BOOST_TEST(o.untouched());
+          BOOST_TEST(o.idx == UINT64_MAX);
+        }
+      }
+    }
+  }
+  // out_cap beyond the buffer: only the tensor's 16 bytes are written, the sentinels after them stay.
+  for (std::uint64_t cap : Lies(kLyingBytes)) {
+    BOOST_TEST_CONTEXT("out_cap " << cap) {
+      Outputs o;
+      BOOST_TEST(qscheme_fast_quantize(kLyingScheme, shape.data(), 1, x.data(), x.size(), nullptr, o.out.data(), cap,
+                                       &o.len, &o.idx) == QSCHEME_OK);
+      BOOST_TEST(o.len == kLyingBytes);
+      BOOST_TEST(Untouched(std::vector<std::uint8_t>(o.out.begin() + kLyingBytes, o.out.end())));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(dequantize_with_lying_counts) {
+  const std::vector<std::uint64_t> shape{8};
+  const std::vector<std::uint64_t> long_shape(qscheme::kMaxRank, 1);
+  std::vector<std::uint8_t> bytes(kLyingBytes, 0);  // codes 0, scales +0.0f: a valid all-zero tensor
+  // Floats out, with sentinel bytes around them: 8 floats of room, then 16 more.
+  auto untouched_floats = [](const std::vector<float>& v, std::size_t from) {
+    for (std::size_t i = from; i < v.size(); ++i) {
+      if (std::bit_cast<std::uint32_t>(v[i]) != 0xA5A5A5A5u) return false;
+    }
+    return true;
+  };
+  const float sentinel = std::bit_cast<float>(0xA5A5A5A5u);
+  for (std::size_t room : {std::size_t{8}, std::size_t{0}}) {
+    BOOST_TEST_CONTEXT("out_cap " << room) {
+      for (std::uint64_t rank : Lies(qscheme::kMaxRank)) {
+        BOOST_TEST_CONTEXT("rank " << rank) {
+          std::vector<float> out(24, sentinel);
+          std::size_t n = 12345;
+          std::uint64_t idx = 7;
+          BOOST_TEST(qscheme_fast_dequantize(kLyingScheme, long_shape.data(), rank, bytes.data(), bytes.size(),
+                                             QSCHEME_PROFILE_EXACT, out.data(), room, &n, &idx) == QSCHEME_RANK_TOO_LARGE);
+          BOOST_TEST(LastMessage() == "a tensor of rank " + std::to_string(rank) + " is beyond the supported rank of 8; reshape it first");
+          BOOST_TEST(untouched_floats(out, 0));
+          BOOST_TEST(n == 12345u);
+          BOOST_TEST(idx == UINT64_MAX);
+        }
+      }
+      for (std::uint64_t len : Lies(kLyingBytes)) {
+        BOOST_TEST_CONTEXT("len " << len) {
+          std::vector<float> out(24, sentinel);
+          std::size_t n = 12345;
+          std::uint64_t idx = 7;
+          BOOST_TEST(qscheme_fast_dequantize(kLyingScheme, shape.data(), 1, bytes.data(), len, QSCHEME_PROFILE_EXACT,
+                                             out.data(), room, &n, &idx) == QSCHEME_SIZE_MISMATCH);
+          BOOST_TEST(LastMessage() == "expected 16 bytes (values 8 + scales 8 + global 0), got " + std::to_string(len));
+          BOOST_TEST(untouched_floats(out, 0));
+          BOOST_TEST(n == 12345u);
+          BOOST_TEST(idx == UINT64_MAX);
+        }
+      }
+    }
+  }
+  // out_cap beyond the buffer: only the tensor's 8 floats are written.
+  for (std::uint64_t cap : Lies(8)) {
+    BOOST_TEST_CONTEXT("out_cap " << cap) {
+      std::vector<float> out(24, sentinel);
+      std::size_t n = 12345;
+      BOOST_TEST(qscheme_fast_dequantize(kLyingScheme, shape.data(), 1, bytes.data(), bytes.size(), QSCHEME_PROFILE_EXACT,
+                                         out.data(), cap, &n, nullptr) == QSCHEME_OK);
+      BOOST_TEST(n == 8u);
+      BOOST_TEST(untouched_floats(out, 8));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(last_error_message_with_a_lying_cap) {
+  const std::uint64_t shape[] = {8};
+  std::size_t len = 0;
+  BOOST_TEST(qscheme_fast_quantize("q8s:nonsense", shape, 1, nullptr, 0, nullptr, nullptr, 0, &len, nullptr) ==
+             QSCHEME_MALFORMED_SCHEME);
+  const std::string m = LastMessage();
+  BOOST_TEST_REQUIRE(!m.empty());
+  for (std::uint64_t cap : Lies(m.size() + 1)) {
+    BOOST_TEST_CONTEXT("cap " << cap) {
+      std::vector<char> buf(m.size() + 1 + 32, static_cast<char>(kSentinel));
+      BOOST_TEST(qscheme_last_error_message(buf.data(), cap) == m.size());
+      BOOST_TEST(std::string(buf.data()) == m);
+      for (std::size_t i = m.size() + 1; i < buf.size(); ++i) BOOST_TEST(buf[i] == static_cast<char>(kSentinel));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(status_name_of_any_int) {
+  for (int st : {-1, QSCHEME_INTERNAL + 1, INT_MAX, INT_MIN}) BOOST_TEST(std::string(qscheme_status_name(st)) == "unknown");
+  BOOST_TEST(std::string(qscheme_status_name(QSCHEME_INTERNAL)) == "internal");
+}
+
+// The thread count is bounded: above QSCHEME_MAX_THREADS the call fails and the count stays.
+// Before the bound, 100000 was taken, and the next large quantize started a thread per row
+// block until the system refused one, which ended the process (SIGABRT).
+BOOST_AUTO_TEST_CASE(set_threads_with_a_lying_count) {
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(3) == QSCHEME_OK);
+  for (std::uint64_t n : {std::uint64_t{QSCHEME_MAX_THREADS} + 1, std::uint64_t{100000}, std::uint64_t{UINT_MAX}}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      BOOST_TEST(qscheme_fast_set_threads(static_cast<unsigned>(n)) == QSCHEME_INVALID_ARGUMENT);
+      BOOST_TEST(LastMessage() == "a thread count of " + std::to_string(n) +
+                                      " is above the maximum of 256; use 1 to 256, or 0 for one per hardware thread "
+                                      "(at most 256)");
+      BOOST_TEST(qscheme::fast::threads() == 3u);
+    }
+  }
+  BOOST_TEST(qscheme_fast_set_threads(QSCHEME_MAX_THREADS) == QSCHEME_OK);
+  BOOST_TEST(qscheme::fast::threads() == QSCHEME_MAX_THREADS);
+  BOOST_TEST(qscheme_fast_set_threads(0) == QSCHEME_OK);
+  BOOST_TEST(qscheme::fast::threads() >= 1u);
+  BOOST_TEST(qscheme::fast::threads() <= QSCHEME_MAX_THREADS);
+  BOOST_TEST(qscheme_fast_set_threads(1) == QSCHEME_OK);
+}
+
+// The largest thread count on a tensor of as many row blocks: every chunk on its own thread
+// where the system grants them, the bytes those of one thread.
+BOOST_AUTO_TEST_CASE(quantize_on_the_most_threads_gives_the_one_thread_bytes) {
+  const std::uint64_t shape[] = {QSCHEME_MAX_THREADS * 2, 256};
+  std::vector<float> x(shape[0] * shape[1]);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.11f) * 7;
+  std::size_t need = 0;
+  BOOST_TEST_REQUIRE(qscheme_fast_bytes_size("q8_0", shape, 2, &need, nullptr) == QSCHEME_OK);
+  std::vector<std::uint8_t> one(need), many(need);
+  std::size_t len = 0;
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(1) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_quantize("q8_0", shape, 2, x.data(), x.size(), nullptr, one.data(), need, &len, nullptr) == QSCHEME_OK);
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(QSCHEME_MAX_THREADS) == QSCHEME_OK);
+  BOOST_TEST(qscheme_fast_quantize("q8_0", shape, 2, x.data(), x.size(), nullptr, many.data(), need, &len, nullptr) == QSCHEME_OK);
+  BOOST_TEST((one == many));
+  BOOST_TEST_REQUIRE(qscheme_fast_set_threads(1) == QSCHEME_OK);
 }

@@ -221,4 +221,80 @@ BOOST_AUTO_TEST_CASE(unexplained_and_bad_candidates) {
   BOOST_TEST(oracle::check(rq, b).status().code() == ErrorCode::size_mismatch);
 }
 
+BOOST_AUTO_TEST_CASE(many_differing_blocks_keep_the_diagnosis_exact) {
+  // q8s in blocks of 2 with given scales of 1, 40 blocks: x = (0.5, b) in block b. To even the
+  // first code is 0, away from zero 1. A deviation is tried on the first 16 differing blocks
+  // and then, if it reproduces those, on the whole tensor.
+  std::vector<float> x;
+  for (int b = 0; b < 40; ++b) x.insert(x.end(), {0.5f, static_cast<float>(b)});
+  const auto rq = request("q8s:block[2]=f32", {80}, x, std::vector<float>(40, 1.0f));
+  std::vector<std::int32_t> away;
+  for (int b = 0; b < 40; ++b) away.insert(away.end(), {1, b});
+  expect_diagnosis(rq, codes(away), 40, {"ties-away"});
+  // Away from zero in the first 20 blocks only: ties-away passes the trial blocks but not the
+  // whole tensor, where blocks 20..39 hold ties too. No deviation reproduces it.
+  std::vector<std::int32_t> half = away;
+  for (int b = 20; b < 40; ++b) half[static_cast<std::size_t>(2 * b)] = 0;
+  expect_diagnosis(rq, codes(half), 20, {});
+  // The same as values, and as bytes (one byte a q8s code, then 40 f32 scales of 1.0).
+  Candidate d;
+  d.kind = CandidateKind::dequantized;
+  d.values.assign(away.begin(), away.end());
+  expect_diagnosis(rq, d, 40, {"ties-away"});
+  Candidate b;
+  b.kind = CandidateKind::bytes;
+  for (std::int32_t c : away) b.bytes.push_back(static_cast<std::uint8_t>(c));
+  for (int k = 0; k < 40; ++k) b.bytes.insert(b.bytes.end(), {0x00, 0x00, 0x80, 0x3F});
+  expect_diagnosis(rq, b, 40, {"ties-away"});
+  // Encoded codes and scales (what a Q.json candidate is read into): the same, without byte counts.
+  Candidate e = b;
+  e.kind = CandidateKind::quantized;
+  e.encoded = true;
+  auto r = oracle::check(rq, e);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(r->differing_elements == 40u);
+  BOOST_TEST(r->bytes == 0u);
+  BOOST_TEST(names(*r) == std::vector<std::string>{"ties-away"}, boost::test_tools::per_element());
+  BOOST_REQUIRE(r->first.size() == oracle::kMaxShown);
+  BOOST_TEST(r->first[1].index == 2u);
+  BOOST_TEST(r->first[1].block == 1u);
+  BOOST_TEST(r->first[1].expected_code == 0);
+  BOOST_TEST(*r->first[1].found_code == 1);
+  BOOST_TEST(*r->first[1].found_value == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(packing_reversed_over_several_blocks) {
+  // q4f packed 8 a u32 in blocks of 8 with scales 1: three words 0x76543210, reversed 0x01234567.
+  std::vector<float> x;
+  for (int b = 0; b < 3; ++b) {
+    for (int k = 0; k < 8; ++k) x.push_back(static_cast<float>(k));
+  }
+  const auto rq = request("q4f:packed-u32(0):block[8]=f32", {24}, x, std::vector<float>(3, 1.0f));
+  Candidate reversed;
+  reversed.kind = CandidateKind::bytes;
+  reversed.bytes = {0x67, 0x45, 0x23, 0x01, 0x67, 0x45, 0x23, 0x01, 0x67, 0x45, 0x23, 0x01,
+                    0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x80, 0x3F};
+  auto r = oracle::check(rq, reversed);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(r->differing_bytes == 12u);
+  BOOST_TEST(r->differing_elements == 24u);
+  BOOST_TEST(names(*r) == std::vector<std::string>{"packing-reversed"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_candidate_of_another_shape_is_a_size_mismatch_naming_both) {
+  const auto rq = request("q8s", {2, 3}, {1, 2, 3, 4, 5, 6}, std::vector<float>{1});
+  Candidate c = codes({1, 2, 3, 4, 5, 6});
+  BOOST_TEST(oracle::check(rq, c).ok());
+  c.shape = std::vector<std::uint64_t>{2, 3};
+  BOOST_TEST(oracle::check(rq, c)->identical);
+  c.shape = std::vector<std::uint64_t>{3, 2};
+  const Status st = oracle::check(rq, c).status();
+  BOOST_TEST(st.code() == ErrorCode::size_mismatch);
+  BOOST_TEST(st.message().find("the candidate's shape [3,2] differs from the input's [2,3]") != std::string::npos,
+             st.message());
+  BOOST_TEST(st.message().find("transposed or reshaped") != std::string::npos, st.message());
+  c.shape = std::vector<std::uint64_t>{6};
+  BOOST_TEST(oracle::check(rq, c).status().code() == ErrorCode::size_mismatch);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

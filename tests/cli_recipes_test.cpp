@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(recipe_options_are_checked) {
   expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--scheme", "mxfp8", "--engine", "reference",
                                  "--input", kCrafted, "--output", out}),
                     "invalid-argument");
-  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--format", "gguf", "--engine", "reference",
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--byte-format", "gguf", "--engine", "reference",
                                  "--input", kCrafted, "--output", out}),
                     "invalid-argument");
   // ggml's blocks hold no partial block: a row of 40 is refused.

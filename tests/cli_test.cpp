@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "bench/baseline.hpp"
 #include "scheme/ostream.hpp"
 #include "tests/support/run_process.hpp"
+#include "tests/support/sanitized.hpp"
 #include "tools/affinity.hpp"
 #include "tools/command.hpp"
 #include "io/file_io.hpp"
@@ -26,6 +28,9 @@
 #endif
 #ifndef QSCHEME_GOLDEN_JSON
 #error "QSCHEME_GOLDEN_JSON must name burn-golden.json"
+#endif
+#ifndef QSCHEME_PROJECT_VERSION
+#error "QSCHEME_PROJECT_VERSION must be the CMake project version"
 #endif
 
 
@@ -113,6 +118,19 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
   expect_ok(qscheme_run({"--help"}));
   expect_ok(qscheme_run({"quantize", "--help"}));
   expect_ok(qscheme_run({"dequantize", "--help"}));
+}
+
+BOOST_AUTO_TEST_CASE(version_is_the_cmake_project_version) {
+  // project(qscheme VERSION ...) is the one place the version is written.
+  const Run v = qscheme_run({"--version"});
+  expect_ok(v);
+  BOOST_TEST(v.out == "qscheme " QSCHEME_PROJECT_VERSION "\n", describe(v));
+  const Run j = qscheme_run({"info", "--json"});
+  expect_ok(j);
+  BOOST_TEST(nlohmann::json::parse(j.out)["version"].get<std::string>() == QSCHEME_PROJECT_VERSION, describe(j));
+  const Run t = qscheme_run({"info"});
+  expect_ok(t);
+  BOOST_TEST(lines(t.out).at(0) == "qscheme        " QSCHEME_PROJECT_VERSION, describe(t));
 }
 
 BOOST_AUTO_TEST_CASE(report_maps_codes_to_exit_statuses) {
@@ -454,6 +472,51 @@ BOOST_AUTO_TEST_CASE(dequantize_errors_write_nothing) {
   BOOST_TEST(read_npy(out).size() == 4u);
 }
 
+BOOST_AUTO_TEST_CASE(a_qjson_key_given_twice_is_rejected_naming_it) {
+  // The value read last used to win silently: a file with two "codes" dequantized to whichever
+  // came second. Every key, repeated after the original with another value, is now a user error.
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.json"}));
+  const std::string good = slurp(tmp / "q.json");
+  const std::vector<std::pair<std::string, std::string>> twice{
+      {"scheme", "\"q8f\""},         {"profile", "\"burn\""}, {"shape", "[2,2]"},          {"codes", "[0,0,0,0]"},
+      {"block_scales", "[2.0]"}, {"global_scale", "null"},  {"bytes", "\"0000000000000040\""}};
+  for (const auto& [key, value] : twice) {
+    std::string text = good;
+    text.insert(text.rfind('}'), ",\"" + key + "\": " + value + "\n");
+    BOOST_REQUIRE(io::write_bytes(tmp / "twice.json", std::vector<std::uint8_t>(text.begin(), text.end())).ok());
+    BOOST_TEST_CONTEXT(key) {
+      const Run r = qscheme_run({"dequantize", "--input", tmp / "twice.json", "--output", tmp / "y.npy"});
+      expect_user_error(r, "invalid-argument");
+      BOOST_TEST(r.err.find("duplicate key \"" + key + "\"") != std::string::npos, r.err);
+      BOOST_TEST(!fs::exists(tmp / "y.npy"));
+      const Run c = qscheme_run({"check", "--scheme", "q8s", "--input", tmp / "x.npy", "--candidate", tmp / "twice.json"});
+      expect_user_error(c, "invalid-argument");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_extent_past_63_bits_beside_a_zero_is_shape_overflow) {
+  // [0, 2^64-1] has no elements, so no product overflowed and the shape was accepted: validate
+  // said valid, quantize wrote a file with an extent numpy cannot load.
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8s", "--shape", "0,18446744073709551615"}), "shape-overflow");
+  expect_user_error(qscheme_run({"validate", "--scheme", "q8_0", "--shape", "18446744073709551615,0"}), "shape-overflow");
+  expect_ok(qscheme_run({"validate", "--scheme", "q8s", "--shape", "0,9223372036854775807"}));
+  Scratch tmp;
+  const std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 18446744073709551615), }\n";
+  std::vector<std::uint8_t> b{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(h.size()), 0};
+  b.insert(b.end(), h.begin(), h.end());
+  BOOST_REQUIRE(io::write_bytes(tmp / "x.npy", b).ok());
+  expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.json"}),
+                    "shape-overflow");
+  BOOST_TEST(!fs::exists(tmp / "q.json"));
+  const std::string doc = R"({"scheme": "q8s", "shape": [0, 18446744073709551615], "codes": [], "block_scales": [1.0], "global_scale": null})";
+  BOOST_REQUIRE(io::write_bytes(tmp / "q.json", std::vector<std::uint8_t>(doc.begin(), doc.end())).ok());
+  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}), "shape-overflow");
+  BOOST_TEST(!fs::exists(tmp / "y.npy"));
+}
+
 BOOST_AUTO_TEST_CASE(rank_0_and_empty_tensors) {
   Scratch tmp;
   write_npy(tmp / "s.npy", {}, {2.5f});
@@ -542,7 +605,6 @@ BOOST_AUTO_TEST_CASE(engine_fast_and_reference_write_identical_outputs) {
 BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
   const Run r = qscheme_run({"info"});
   expect_ok(r);
-  BOOST_TEST(r.out.find("qscheme        0.1.0") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("targets        ") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("target         ") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("threads        ") != std::string::npos, r.out);
@@ -550,7 +612,6 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
   const Run j = qscheme_run({"info", "--json", "--threads", "1"});
   expect_ok(j);
   const auto doc = nlohmann::json::parse(j.out);
-  BOOST_TEST(doc["version"].get<std::string>() == "0.1.0");
   BOOST_TEST(doc["threads"].get<unsigned>() == 1u);
   BOOST_TEST(doc["default_engine"].get<std::string>() == "fast");
   const auto targets = doc["targets"].get<std::vector<std::string>>();
@@ -563,9 +624,59 @@ BOOST_AUTO_TEST_CASE(info_reports_targets_and_threads) {
   expect_user_error(qscheme_run({"info", "--target", "NOT_A_TARGET"}), "invalid-argument");
 }
 
+// --threads takes 0 (all cores) to 256; any other text is invalid-argument naming the range, on
+// every command that has the option, before a file is read or written. 4294967295 used to be
+// taken (a thread per row block), and -1 drew CLI11's own parse error.
+BOOST_AUTO_TEST_CASE(threads_outside_0_to_256_are_a_user_error) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {1, 2, 3, 4});
+  for (const std::string t : {"-1", "257", "4294967295", "4294967296", "-4294967297", "1.5", "abc", ""}) {
+    BOOST_TEST_CONTEXT("--threads '" << t << "'") {
+      const std::string why = "error: invalid-argument: --threads: '" + t + "' is not a thread count; use 1 to 256, or 0 for all cores\n";
+      for (const std::vector<std::string>& cmd :
+           {std::vector<std::string>{"info"}, {"verify", "--scheme-only"}, {"bench", "--mib", "1", "--reps", "1"},
+            {"quantize", "--scheme", "q8_0", "--input", tmp / "x.npy", "--output", tmp / "q.bin"},
+            {"dequantize", "--scheme", "q8_0", "--shape", "4", "--input", tmp / "q.bin", "--output", tmp / "y.npy"}}) {
+        std::vector<std::string> args = cmd;
+        args.insert(args.end(), {"--threads", t});
+        const Run r = qscheme_run(args);
+        BOOST_TEST(r.status == 2, cmd[0] << ": " << describe(r));
+        BOOST_TEST(r.err == why, cmd[0] << ": " << describe(r));
+        BOOST_TEST(r.out.empty(), cmd[0] << ": " << describe(r));
+      }
+      BOOST_TEST(!fs::exists(tmp / "q.bin"));
+      BOOST_TEST(!fs::exists(tmp / "y.npy"));
+    }
+  }
+  const Run most = qscheme_run({"info", "--json", "--threads", "256"});
+  expect_ok(most);
+  BOOST_TEST(nlohmann::json::parse(most.out)["threads"].get<unsigned>() == 256u);
+}
+
+// A process that cannot start every thread it asks for: 200 thread stacks of 8 MiB do not fit in
+// 1.5 GB of address space. The first thread that failed to start used to end the process
+// (SIGABRT, "terminate called without an active exception"); the call now runs on the threads
+// that started, with the one-thread bytes. Not under the sanitizers: an ASan process reserves
+// terabytes of shadow memory at start-up, which no such limit admits (fast_threads_test
+// refuses threads to an ASan process after it has started instead).
+BOOST_AUTO_TEST_CASE(threads_the_system_refuses_change_nothing_but_speed) {
+  if (qscheme::testing::kSanitized) return;
+  Scratch tmp;
+  std::vector<float> x(2048 * 2048);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f) * 5;
+  write_npy(tmp / "x.npy", {2048, 2048}, x);
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8_0", "--input", tmp / "x.npy", "--output", tmp / "one.bin", "--threads", "1"}));
+  const Run r = qscheme::testing::run_process(
+      "/bin/sh", {"-c", "ulimit -s 8192 && ulimit -v 1500000 && exec \"$0\" \"$@\"", QSCHEME_BIN, "quantize", "--scheme",
+                  "q8_0", "--input", tmp / "x.npy", "--output", tmp / "many.bin", "--threads", "200"});
+  expect_ok(r);
+  BOOST_TEST(r.err.empty(), describe(r));
+  BOOST_TEST(slurp(tmp / "one.bin") == slurp(tmp / "many.bin"));
+}
+
 BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
-  // Until the fifteenth session QSCHEME_TARGET=EMU128 on a build without EMU128 ran the best
-  // target and `qscheme info` printed it beside "(QSCHEME_TARGET=EMU128)".
+  // Falling back to the best target in silence would run every figure and check on another
+  // target than the one asked for, while `qscheme info` printed the request beside it.
   const std::vector<std::string> targets =
       nlohmann::json::parse(qscheme_run({"info", "--json"}).out)["targets"].get<std::vector<std::string>>();
   std::string list;
@@ -647,7 +758,7 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
 
 BOOST_AUTO_TEST_CASE(bench_inputs_sit_where_the_rows_say) {
   // The baselines' split loads on an input 16 bytes past a line made them 13-30% slower than the
-  // memory allows (docs/PERFORMANCE.md, thirteenth session): the benchmark's buffers are
+  // memory allows (docs/PERFORMANCE.md, "What is measured"): the benchmark's buffers are
   // page-aligned, and only the rows that say so move the input.
   const std::size_t n = 4096 * 3;
   const auto x = qscheme::bench::make_input(n, 5);

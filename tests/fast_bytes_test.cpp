@@ -275,12 +275,12 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
       xs.push_back(nan);
       for (std::size_t ti = 0; ti < xs.size(); ++ti) {
         for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-          fast::set_threads(1);
+          BOOST_REQUIRE(fast::set_threads(1).ok());
           std::vector<std::uint8_t> want(l->total_bytes, kCanary);
           const auto want_st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, want.data(),
                                                        want.size(), pol);
           for (unsigned th : {2u, 3u}) {
-            fast::set_threads(th);
+            BOOST_REQUIRE(fast::set_threads(th).ok());
             std::vector<std::uint8_t> got(l->total_bytes, kCanary);
             const auto st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, got.data(), got.size(), pol);
             BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " tensor " << ti << " threads "
@@ -293,7 +293,7 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
       }
     }
   }
-  fast::set_threads(1);
+  BOOST_REQUIRE(fast::set_threads(1).ok());
 }
 
 BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {

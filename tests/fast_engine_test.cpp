@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(dequantize_reports_the_first_bad_code_of_a_large_tensor) {
     c.codes[100001] = bad;
     c.codes[150000] = bad;
     for (unsigned t : {1u, 2u}) {
-      fast::set_threads(t);
+      BOOST_REQUIRE(fast::set_threads(t).ok());
       const auto r = fast::dequantize(c);
       BOOST_TEST_CONTEXT(text << " threads " << t) {
         BOOST_TEST((r.status().code() == ErrorCode::corrupt_bytes));
@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(dequantize_reports_the_first_bad_code_of_a_large_tensor) {
       cs.scale_bits.back() = 0xFFFFFFFFu;  // no dtype's finite non-negative value
       BOOST_TEST(fast::dequantize(cs).status().index() == cs.scale_bits.size() - 1);
     }
-    fast::set_threads(1);
+    BOOST_REQUIRE(fast::set_threads(1).ok());
   }
   // block[2,3,5] on [64, 64, 64]: a run is rows i1 = 0..2 of i0 = 0 and 1 (two groups 4096
   // elements apart), so the run holding index 4103 (i0 = 1) is walked before the one holding 193
@@ -168,10 +168,10 @@ BOOST_AUTO_TEST_CASE(dequantize_reports_the_first_bad_code_of_a_large_tensor) {
   c.codes[4103] = -129;
   c.codes[193] = -129;
   for (unsigned t : {1u, 2u}) {
-    fast::set_threads(t);
+    BOOST_REQUIRE(fast::set_threads(t).ok());
     BOOST_TEST(fast::dequantize(c).status().index() == 193u);
   }
-  fast::set_threads(1);
+  BOOST_REQUIRE(fast::set_threads(1).ok());
 }
 
 BOOST_AUTO_TEST_CASE(dequantize_and_decode_reject_corrupt_input) {
@@ -279,7 +279,7 @@ BOOST_AUTO_TEST_CASE(output_does_not_depend_on_threads) {
           qscheme::QuantizeOptions o;
           o.calibration = cal;
           o.profile = prof;
-          fast::set_threads(1);
+          BOOST_REQUIRE(fast::set_threads(1).ok());
           const auto a = fast::quantize(S(t), shape, x, o);
           if (!a.ok()) {
             BOOST_TEST((a.status().code() == ErrorCode::unsupported_profile ||
@@ -289,7 +289,7 @@ BOOST_AUTO_TEST_CASE(output_does_not_depend_on_threads) {
           const auto da = fast::dequantize(*a).value();
           const auto ba = fast::encode(*a).value();
           for (unsigned th : {2u, 3u, 8u}) {
-            fast::set_threads(th);
+            BOOST_REQUIRE(fast::set_threads(th).ok());
             BOOST_TEST(fast::threads() == th);
             const auto q = fast::quantize(S(t), shape, x, o);
             BOOST_TEST_REQUIRE(q.ok());
@@ -297,7 +297,7 @@ BOOST_AUTO_TEST_CASE(output_does_not_depend_on_threads) {
             BOOST_TEST((fast::dequantize(*q).value() == da));
             BOOST_TEST((fast::encode(*q).value() == ba));
           }
-          fast::set_threads(1);
+          BOOST_REQUIRE(fast::set_threads(1).ok());
         }
       }
     }

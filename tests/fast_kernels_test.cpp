@@ -1,6 +1,6 @@
 // Every SIMD kernel of fast/ against its scalar twin (fast/scalar.h) on every compiled Highway
 // target this CPU supports, over lengths 1, 3, 7, N/2, N, N+1, 3N, 8N+2 (N = f32 lanes of the
-// target) crossed with misalignments 0, N/4, 3N/5 (STYLE.md item 4). Results must be identical:
+// target) crossed with misalignments 0, N/4, 3N/5. Results must be identical:
 // codes equal, floats bit-equal.
 #include <boost/test/unit_test.hpp>
 

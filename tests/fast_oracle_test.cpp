@@ -1,10 +1,12 @@
-// fast/ against a small independent exact oracle written here with Boost.Multiprecision
-// rationals (until reference/ lands): every stored scale is found by binary search over the
-// dtype's bit patterns with exact comparisons, every code by exact rational rounding, every
-// dequantized value by exact rounding to f32. Exact profile, both calibrations, given scales,
-// all values, one- and two-level schemes, N-D and partial blocks, on every compiled target.
-// Also: burn-profile scales against a plain f32 transcription of the rules, error codes,
-// encode/decode round trips and corruption, thread-count independence.
+// fast/ against a second exact oracle written here with Boost.Multiprecision rationals,
+// independent of reference/: every stored scale is found by binary search over the dtype's bit
+// patterns with exact comparisons (reference/ rounds the exact ratio up instead), every code by
+// exact rational rounding, every dequantized value by exact rounding to f32; it shares only
+// scheme/'s layout. What it adds to the fast-vs-reference sweeps: a misreading of the spec that
+// reference/ and fast/ share (one author wrote both) shows here as a disagreement. Exact profile,
+// both calibrations, given scales, all values, one- and two-level schemes, N-D and partial
+// blocks, on every compiled target. Also: burn-profile scales against a plain f32 transcription
+// of the rules, error codes, encode/decode round trips and corruption, thread-count independence.
 #include <boost/multiprecision/cpp_int.hpp>
 #include <boost/test/unit_test.hpp>
 

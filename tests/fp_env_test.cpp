@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(worker_threads_compute_in_the_default_environment_too) {
 #if defined(__x86_64__)
   Reset();
   const unsigned was = qscheme::fast::threads();
-  qscheme::fast::set_threads(2);
+  BOOST_REQUIRE(qscheme::fast::set_threads(2).ok());
   std::vector<float> x;
   for (std::uint32_t k = 0; k < 64; ++k) {
     const auto part = Input(100 + k);
@@ -255,7 +255,7 @@ BOOST_AUTO_TEST_CASE(worker_threads_compute_in_the_default_environment_too) {
       BOOST_TEST((Bits(dq) == want_dq));
     }
   }
-  qscheme::fast::set_threads(was);
+  BOOST_REQUIRE(qscheme::fast::set_threads(was).ok());
 #else
   BOOST_TEST_MESSAGE("x86-64 only");
 #endif

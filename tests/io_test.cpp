@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
+#include "io/scale_numbers.hpp"
 
 using namespace qscheme;
 using namespace qscheme::io;
@@ -195,9 +197,6 @@ std::vector<std::pair<std::string, Bytes>> bad_npy_files() {
       {"fortran-value", npy_file(header("<f4", "(2,)", "0"), two)},
       {"truncated data", npy_file(header("<f4", "(3,)"), two)},
       {"trailing data", npy_file(header("<f4", "(1,)"), two)},
-      {"overflow", npy_file(header("<f4", "(4294967296, 4294967296)"), two)},
-      {"overflow bytes", npy_file(header("<f4", "(4611686018427387904,)"), two)},
-      {"extent too big", npy_file(header("<f4", "(99999999999999999999,)"), two)},
       {"negative", npy_file(header("<f4", "(-2,)"), two)},
       {"not a tuple", npy_file(header("<f4", "(2)"), two)},
       {"list", npy_file(header("<f4", "[2]"), two)},
@@ -228,10 +227,39 @@ std::vector<std::pair<std::string, Bytes>> bad_npy_files() {
   return bad;
 }
 
+// Files whose shape no tensor can have: shape-overflow, the code make_layout and the Q.json
+// reader give the same shapes (docs/ARCHITECTURE.md: every extent fits in 63 bits).
+std::vector<std::pair<std::string, Bytes>> overflowing_npy_files() {
+  const Bytes two = f32_payload({1, 2});
+  return {
+      {"elements", npy_file(header("<f4", "(4294967296, 4294967296)"), two)},
+      {"bytes", npy_file(header("<f4", "(4611686018427387904,)"), two)},
+      {"extent past 64 bits", npy_file(header("<f4", "(99999999999999999999,)"), two)},
+      {"2^64-1 after a 0", npy_file(header("<f4", "(0, 18446744073709551615)"), Bytes{})},
+      {"2^64-1 before a 0", npy_file(header("<f4", "(18446744073709551615, 0)"), Bytes{})},
+      {"2^63 beside a 0", npy_file(header("<u1", "(0, 9223372036854775808)"), Bytes{})},
+      {"2^63 as the last", npy_file(header("|u1", "(0, 0, 0, 9223372036854775808)"), Bytes{})},
+      {"products past 2^63 before a 0", npy_file(header("|u1", "(4611686018427387904, 2, 0)"), Bytes{})},
+  };
+}
+
 BOOST_AUTO_TEST_CASE(npy_rejects_everything_else) {
   for (const auto& [what, bytes] : bad_npy_files()) {
     BOOST_TEST_CONTEXT(what) { expect_code(npy::parse(bytes).status(), ErrorCode::unsupported_npy); }
   }
+}
+
+BOOST_AUTO_TEST_CASE(npy_rejects_shapes_past_63_bits_as_shape_overflow) {
+  for (const auto& [what, bytes] : overflowing_npy_files()) {
+    BOOST_TEST_CONTEXT(what) { expect_code(npy::parse(bytes).status(), ErrorCode::shape_overflow); }
+  }
+  // 2^63 - 1 beside a zero is a shape (an empty one).
+  auto ok = npy::parse(npy_file(header("<f4", "(0, 9223372036854775807)"), Bytes{}));
+  BOOST_REQUIRE_MESSAGE(ok.ok(), ok.status().to_string());
+  BOOST_TEST(ok->size() == 0u);
+  // The writer refuses what the reader would refuse.
+  expect_code(npy::serialize_f32(std::vector<std::uint64_t>{0, std::uint64_t{1} << 63}, std::vector<float>{}).status(),
+              ErrorCode::shape_overflow);
 }
 
 BOOST_AUTO_TEST_CASE(npy_never_reads_past_the_buffer) {
@@ -288,6 +316,7 @@ BOOST_AUTO_TEST_CASE(npy_read_file_agrees_with_parse) {
   const auto dir = temp_dir();
   const auto path = (dir / "x.npy").string();
   std::vector<std::pair<std::string, Bytes>> files = bad_npy_files();
+  for (auto& f : overflowing_npy_files()) files.push_back(std::move(f));
   const Bytes payload = f32_payload({1.5f, -2.0f, 0.0f, -0.0f, std::bit_cast<float>(0x7FC00001u), 3e38f});
   const std::size_t first_good = files.size();
   for (int major : {1, 2, 3}) files.emplace_back("f32 v" + std::to_string(major), npy_file(header("<f4", "(2, 3)"), payload, major));
@@ -526,4 +555,314 @@ BOOST_AUTO_TEST_CASE(qjson_rejects_malformed_documents) {
   expect_code(qjson::read(R"({"scheme": "q8s:lookup", "shape": [1], "codes": [1], "block_scales": [1], "global_scale": null})")
                   .status(),
               ErrorCode::lookup_table_missing);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Q.json read and written in pieces
+
+namespace {
+
+// A source that hands out `text` at most `step` bytes at a time.
+json::Source in_pieces(std::string_view text, std::size_t step) {
+  return [text, step, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
+    const std::size_t n = std::min({step, buffer.size(), text.size() - at});
+    std::copy_n(text.data() + at, n, buffer.data());
+    at += n;
+    return n;
+  };
+}
+
+Result<QuantizedTensor> read_doc(std::string_view text, std::size_t step) {
+  auto d = qjson::read(in_pieces(text, step), text.size());
+  if (!d) return d.status();
+  return reference::decode(d->scheme, d->shape, d->bytes, d->profile);
+}
+
+// The lines of a text written by qjson::write: "{", one `"key": value` a line, "}".
+std::vector<std::string> field_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 2;  // after "{\n"
+  while (true) {
+    const std::size_t end = text.find('\n', at);
+    std::string line = text.substr(at + 1, end - at - 1);  // without the indent
+    if (text[at] == '}') break;
+    if (!line.empty() && line.back() == ',') line.pop_back();
+    out.push_back(line);
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string document_of(const std::vector<std::string>& lines) {
+  std::string out = "{\n";
+  for (std::size_t i = 0; i < lines.size(); ++i) out += " " + lines[i] + (i + 1 < lines.size() ? ",\n" : "\n");
+  return out + "}\n";
+}
+
+// Tensors whose layouts exercise every path of the reader and writer: packing along an inner
+// and an outer axis with partial words, native sub-byte codes, two levels, one-byte scales.
+std::vector<QuantizedTensor> varied_tensors() {
+  std::mt19937_64 rng(11);
+  std::vector<QuantizedTensor> out;
+  for (const auto& [text, shape] : std::vector<std::pair<std::string, std::vector<std::uint64_t>>>{
+           {"q8s:block[4]=ue4m3:tensor=f32", {3, 9}},
+           {"q4s:packed-u32(0):block[8]=f16", {5, 13}},
+           {"q2s:packed-u32(1):block[3,2]=bf16", {7, 3, 5}},
+           {"e2m1:packed-native(1)", {5, 4}},
+           {"nvfp4", {2, 33}},
+           {"mxfp8", {1, 64}},
+           {"q4f", {11}},
+           {"e5m2:block[2]=ue8m0", {2, 2, 3}},
+           {"q8f:tensor=f16", {}},
+           {"q8s:block[32]=f16", {0, 5}},
+       }) {
+    out.push_back(random_q(scheme_of(text), shape, rng));
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(scale_numbers_agree_with_the_reference_on_every_pattern) {
+  // ScaleNumbers, the fast path of reader and writer, against scale_to_float and
+  // float_to_scale_bits: every pattern of the narrow dtypes, a sample of f32's, and the f32
+  // neighbours of every narrow value (which must not be taken for it).
+  std::mt19937_64 rng(9);
+  for (ScaleDtype d : kAllScaleDtypes) {
+    const ScaleNumbers n(d);
+    const std::uint64_t end = d == ScaleDtype::f32 ? (1ull << 32) : (1ull << (8 * info(d).bytes));
+    const std::uint64_t step = d == ScaleDtype::f32 ? 65521 : 1;
+    std::uint64_t valid = 0;
+    for (std::uint64_t b = 0; b < end; b += step) {
+      const auto bits = static_cast<std::uint32_t>(b);
+      BOOST_REQUIRE_MESSAGE(n.valid(bits) == !qscheme::scale_problem(d, bits), to_string(d) << " " << bits);
+      if (!n.valid(bits)) continue;
+      ++valid;
+      const float v = qjson::scale_to_float(d, bits).value();
+      BOOST_REQUIRE_MESSAGE(std::bit_cast<std::uint32_t>(n.value(bits)) == std::bit_cast<std::uint32_t>(v),
+                            to_string(d) << " " << bits);
+      BOOST_REQUIRE_MESSAGE(n.pattern(v) == bits, to_string(d) << " " << bits);
+      if (d == ScaleDtype::f32) continue;
+      for (float near : {std::nextafter(v, INFINITY), std::nextafter(v, -INFINITY)}) {
+        const auto want = qjson::float_to_scale_bits(d, near);
+        const auto got = n.pattern(near);
+        BOOST_REQUIRE_MESSAGE(got.has_value() == want.ok() && (!got || *got == *want), to_string(d) << " near " << bits);
+      }
+    }
+    BOOST_TEST(valid > 100u);
+    for (int i = 0; i < 20000; ++i) {
+      const float v = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+      const auto want = qjson::float_to_scale_bits(d, v);
+      const auto got = n.pattern(v);
+      BOOST_REQUIRE_MESSAGE(got.has_value() == want.ok() && (!got || *got == *want), to_string(d) << " " << v);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qjson_text_is_the_format_written_before_streaming) {
+  // The text the previous writer (a JSON library's dump) gave for this tensor, byte for byte:
+  // files written before read, and new files look the same.
+  const std::string before = "{\n"
+                             " \"scheme\": \"q8f:block[4]=ue4m3:tensor=f32\",\n"
+                             " \"profile\": \"exact\",\n"
+                             " \"shape\": [8],\n"
+                             " \"codes\": [0,25,51,76,102,127,-128,-1],\n"
+                             " \"block_scales\": [0.5,0.125],\n"
+                             " \"global_scale\": 3.0,\n"
+                             " \"bytes\": \"0019334c667f80ff302000004040\"\n"
+                             "}\n";
+  QuantizedTensor t;
+  t.scheme = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
+  t.shape = {8};
+  t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
+  t.scale_bits = {0x30, 0x20};
+  t.global_bits = std::bit_cast<std::uint32_t>(3.0f);
+  BOOST_TEST(qjson::write(t).value() == before);
+  auto back = qjson::read(before);
+  BOOST_REQUIRE_MESSAGE(back.ok(), back.status().to_string());
+  BOOST_TEST((*back == t));
+}
+
+BOOST_AUTO_TEST_CASE(qjson_reads_the_same_in_pieces_of_any_size) {
+  for (const QuantizedTensor& q : varied_tensors()) {
+    const std::string text = qjson::write(q).value();
+    for (std::size_t step : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{64}, text.size()}) {
+      BOOST_TEST_CONTEXT(format_scheme(q.scheme) << " in pieces of " << step) {
+        auto back = read_doc(text, step);
+        BOOST_REQUIRE_MESSAGE(back.ok(), back.status().to_string());
+        BOOST_TEST((*back == q));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qjson_reads_keys_in_any_order) {
+  // Codes and scales before the scheme or the shape are held until the layout is known; bytes
+  // before codes are compared at the end. Every order reads as the writer's does.
+  std::mt19937_64 rng(13);
+  for (const QuantizedTensor& q : varied_tensors()) {
+    std::vector<std::string> lines = field_lines(qjson::write(q).value());
+    BOOST_REQUIRE(lines.size() == 7u);
+    std::sort(lines.begin(), lines.end());
+    int orders = 0;
+    do {
+      if (orders++ % 17 != 0) continue;  // a spread of the 5040 orders
+      const std::string doc = document_of(lines);
+      auto back = read_doc(doc, 5);
+      BOOST_REQUIRE_MESSAGE(back.ok(), back.status().to_string() << "\n" << doc);
+      BOOST_REQUIRE((*back == q));
+    } while (std::next_permutation(lines.begin(), lines.end()));
+    BOOST_TEST(orders == 5040);
+    // And errors found in any order: a bad code before the scheme, a bad byte before the codes.
+    std::shuffle(lines.begin(), lines.end(), rng);
+    for (std::string& line : lines) {
+      if (q.codes.size() > 1 && line.starts_with("\"codes\"")) line.replace(line.find('[') + 1, 0, "999,");
+    }
+    if (q.codes.size() > 1) expect_code(read_doc(document_of(lines), 3).status(), ErrorCode::corrupt_bytes);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qjson_rejects_a_duplicate_of_every_key) {
+  // The value read last used to win silently. Each key, repeated with the same value or
+  // another one, before or after the rest, is invalid-argument naming the key.
+  QuantizedTensor q = varied_tensors()[0];
+  const std::vector<std::string> lines = field_lines(qjson::write(q).value());
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string key = lines[k].substr(0, lines[k].find(':'));
+    for (const std::string& again : {lines[k], key + ": null", key + ": [1]"}) {
+      for (std::size_t at : {std::size_t{0}, k + 1, lines.size()}) {
+        if (at == 0 && again != lines[k]) continue;  // a bad first value is reported as such
+        std::vector<std::string> doc = lines;
+        doc.insert(doc.begin() + static_cast<std::ptrdiff_t>(at), again);
+        BOOST_TEST_CONTEXT(again << " at " << at) {
+          const Status st = read_doc(document_of(doc), 4096).status();
+          expect_code(st, ErrorCode::invalid_argument);
+          BOOST_TEST(st.message().find("duplicate key " + key) != std::string::npos, st.message());
+        }
+      }
+    }
+  }
+  // Also where the two are the only keys.
+  expect_code(qjson::read(R"({"scheme": "q8s", "scheme": "q8s"})").status(), ErrorCode::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(qjson_shapes_past_63_bits_are_shape_overflow) {
+  // As for .npy and make_layout: every extent fits in 63 bits, beside a zero extent too.
+  const auto doc = [](const std::string& shape) {
+    return R"({"scheme": "q8s", "shape": )" + shape + R"(, "codes": [], "block_scales": [1.0], "global_scale": null})";
+  };
+  for (const std::string shape : {"[0, 18446744073709551615]", "[18446744073709551615, 0]", "[0, 9223372036854775808]",
+                                  "[0, 99999999999999999999]", "[0, 0, 123456789012345678901234567890]"}) {
+    BOOST_TEST_CONTEXT(shape) { expect_code(qjson::read(doc(shape)).status(), ErrorCode::shape_overflow); }
+  }
+  auto empty = qjson::read(doc("[0, 9223372036854775807]"));
+  BOOST_REQUIRE_MESSAGE(empty.ok(), empty.status().to_string());
+  BOOST_TEST(empty->codes.empty());
+}
+
+BOOST_AUTO_TEST_CASE(qjson_refuses_a_shape_its_text_cannot_hold_before_allocating_it) {
+  // 2^40 codes cannot be in a text of 100 bytes: size-mismatch at once, not a 1 TiB buffer.
+  const std::string text = R"({"scheme": "q8s", "shape": [1099511627776], "codes": [1], "block_scales": [1.0], "global_scale": null})";
+  const Status st = qjson::read(text).status();
+  expect_code(st, ErrorCode::size_mismatch);
+  BOOST_TEST(st.message().find("cannot fit in a text of") != std::string::npos, st.message());
+}
+
+BOOST_AUTO_TEST_CASE(qjson_rejects_invalid_json_in_any_field) {
+  // The reader is a strict JSON reader, not a lenient scanner of the keys it knows.
+  const std::string good = qjson::write(varied_tensors()[0]).value();
+  BOOST_REQUIRE(qjson::read(good).ok());
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+    return s.replace(at, from.size(), to);
+  };
+  for (const std::string& bad : {
+           with("\"codes\": [", "\"codes\": [,"),
+           with("],\n \"block_scales\"", ",],\n \"block_scales\""),
+           with("\n}", ",\n}"),
+           with("{", "{ // comment\n"),
+           with("\"profile\": \"", "\"profile\": '"),
+           with("\"profile\": \"", "\"profile\": \"\\q"),
+           with("\"profile\": \"", "\"profile\": \"\x01"),
+           with("\"profile\": \"", "\"profile\": \"\xC3"),
+           good + "{}",
+           good + "x",
+           good.substr(0, good.size() - 3),
+           with(": [", ": [01,"),
+           with(": [", ": [NaN,"),
+           with("\"global_scale\": ", "\"global_scale\": ."),
+       }) {
+    BOOST_TEST_CONTEXT(bad) {
+      const Status st = qjson::read(bad).status();
+      BOOST_TEST(!st.ok());
+      // A broken number inside codes or scales may read as a bad code first; all else is invalid JSON.
+      BOOST_TEST((st.code() == ErrorCode::invalid_argument || st.code() == ErrorCode::corrupt_bytes), st.to_string());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qjson_writer_streams_pieces_of_about_a_mebibyte) {
+  std::mt19937_64 rng(17);
+  const QuantizedTensor q = random_q(scheme_of("q8s:block[32]=f16"), {1000, 700}, rng);
+  const Bytes bytes = reference::encode(q).value();
+  std::vector<std::size_t> sizes;
+  std::string text;
+  const Status st = qjson::write(q.scheme, q.profile, q.shape, bytes, [&](std::span<const std::uint8_t> piece) {
+    sizes.push_back(piece.size());
+    text.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+    return Status();
+  });
+  BOOST_REQUIRE_MESSAGE(st.ok(), st.to_string());
+  BOOST_TEST(sizes.size() >= 3u);
+  for (std::size_t n : sizes) BOOST_TEST(n <= (std::size_t{1} << 20) + 600);
+  BOOST_TEST(text == qjson::write(q).value());
+  auto back = qjson::read(text);
+  BOOST_REQUIRE(back.ok());
+  BOOST_TEST((*back == q));
+  // A sink error stops the writer: returned as is, no more pieces.
+  int calls = 0;
+  const Status failed = qjson::write(q.scheme, q.profile, q.shape, bytes, [&](std::span<const std::uint8_t>) {
+    ++calls;
+    return calls == 2 ? Status(ErrorCode::io_error, "disk full") : Status();
+  });
+  expect_code(failed, ErrorCode::io_error);
+  BOOST_TEST(calls == 2);
+}
+
+BOOST_AUTO_TEST_CASE(qjson_writer_checks_the_bytes_as_decode_does_before_writing_anything) {
+  // Corrupt serialized bytes: the writer's error is decode()'s (code and index), and the sink
+  // sees nothing.
+  for (QuantizedTensor q : varied_tensors()) {
+    const Bytes good = reference::encode(q).value();
+    const Layout l = make_layout(q.scheme, q.shape).value();
+    std::vector<Bytes> bad;
+    for (std::size_t at : {std::size_t{0}, static_cast<std::size_t>(l.value_bytes) - 1, static_cast<std::size_t>(l.value_bytes),
+                           good.size() - 1}) {
+      if (at >= good.size()) continue;
+      for (std::uint8_t v : {std::uint8_t{0xFF}, std::uint8_t{0x7F}, std::uint8_t{0x80}, std::uint8_t{0xF0}}) {
+        Bytes b = good;
+        b[at] = v;
+        bad.push_back(b);
+      }
+    }
+    bad.push_back(Bytes(good.begin(), good.end() - (good.empty() ? 0 : 1)));
+    for (const Bytes& b : bad) {
+      const auto want = reference::decode(q.scheme, q.shape, b, q.profile);
+      bool called = false;
+      const Status got = qjson::write(q.scheme, q.profile, q.shape, b, [&](std::span<const std::uint8_t>) {
+        called = true;
+        return Status();
+      });
+      BOOST_TEST_CONTEXT(format_scheme(q.scheme)) {
+        BOOST_TEST(got.ok() == want.ok());
+        if (!want.ok()) {
+          BOOST_TEST(got.to_string() == want.status().to_string());
+          BOOST_TEST(got.index() == want.status().index());
+          BOOST_TEST(!called);
+        }
+      }
+    }
+  }
 }

@@ -38,6 +38,20 @@ void write_f32(const std::string& path, std::vector<std::uint64_t> shape, const 
   BOOST_REQUIRE(io::write_bytes(path, *b).ok());
 }
 
+// An int32 .npy file of codes, as another implementation writes one.
+void write_i32(const std::string& path, const std::vector<std::uint64_t>& shape, const std::vector<std::int32_t>& v) {
+  std::string dims;
+  for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) dims += ",";
+  const std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (" + dims + "), }\n";
+  std::vector<std::uint8_t> b{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(header.size()), 0};
+  b.insert(b.end(), header.begin(), header.end());
+  for (std::int32_t c : v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(c) >> (8 * i)));
+  }
+  BOOST_REQUIRE(io::write_bytes(path, b).ok());
+}
+
 // Every regular file under dir, relative path -> contents.
 std::map<std::string, std::string> tree(const fs::path& dir) {
   std::map<std::string, std::string> out;
@@ -88,6 +102,51 @@ BOOST_AUTO_TEST_CASE(exit_statuses_and_json) {
                    s / "short.npy", "--candidate-kind", "dequantized"});
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err.find("size-mismatch") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_candidate_of_another_shape_is_bad_input_naming_both_shapes) {
+  // Transposed codes and a Q.json of another shape have the input's element count: they were
+  // compared element by element and reported as differing with no known variant (exit 3).
+  Scratch s;
+  const std::vector<float> x{0.5f, -1.5f, 2.5f, 3.0f, -7.0f, 100.0f};
+  write_f32(s / "x.npy", {2, 3}, x);
+  write_f32(s / "x32.npy", {3, 2}, x);
+  const std::vector<std::string> base{"check", "--scheme", "q8s:block[3]=f32", "--input", s / "x.npy"};
+  auto check = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return qscheme_run(args);
+  };
+  Run r = qscheme_run({"quantize", "--scheme", "q8s:block[3]=f32", "--input", s / "x.npy", "--output", s / "q.json"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  r = qscheme_run({"quantize", "--scheme", "q8s:block[3]=f32", "--input", s / "x32.npy", "--output", s / "q32.json"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  BOOST_TEST(check({"--candidate", s / "q.json"}).status == 0);
+
+  r = check({"--candidate", s / "q32.json"});
+  BOOST_TEST(r.status == 2, r.out << r.err);
+  BOOST_TEST(r.err.find("size-mismatch") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("[3,2]") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("[2,3]") != std::string::npos, r.err);
+  BOOST_TEST(r.out.empty(), r.out);
+
+  // The codes for [2,3] with blocks of 3, by hand: x * 127 / (the row's largest |x|), rounded
+  // (scales 2.5/127 and 100/127 rounded up to f32 move no code): 25.4 -76.2 127, 3.81 -8.89 127.
+  const std::vector<std::int32_t> codes{25, -76, 127, 4, -9, 127};
+  write_i32(s / "codes.npy", {2, 3}, codes);
+  write_i32(s / "codes_t.npy", {3, 2}, {codes[0], codes[3], codes[1], codes[4], codes[2], codes[5]});
+  write_i32(s / "codes_flat.npy", {6}, codes);
+  r = check({"--candidate", s / "codes.npy"});
+  BOOST_TEST(r.status == 0, r.out << r.err);
+  for (const std::string name : {"codes_t.npy", "codes_flat.npy"}) {
+    r = check({"--candidate", s / name});
+    BOOST_TEST(r.status == 2, name << ": " << r.out << r.err);
+    BOOST_TEST(r.err.find("differs from the input's [2,3]") != std::string::npos, r.err);
+  }
+  write_f32(s / "values_t.npy", {3, 2}, {0, 0, 0, 0, 0, 0});
+  r = check({"--candidate", s / "values_t.npy", "--candidate-kind", "dequantized"});
+  BOOST_TEST(r.status == 2, r.out << r.err);
+  BOOST_TEST(r.err.find("transposed or reshaped") != std::string::npos, r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

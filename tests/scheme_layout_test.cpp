@@ -126,6 +126,29 @@ BOOST_AUTO_TEST_CASE(overflowing_shapes_are_errors_not_wraps) {
   BOOST_TEST(empty->elements == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(every_extent_fits_in_63_bits_beside_a_zero_extent_in_any_position) {
+  // A zero extent makes every product 0, so only a check of each extent on its own catches
+  // these, whichever side of the zero the large extent is on and whatever the scheme.
+  const std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t two63 = std::uint64_t{1} << 63;
+  for (const char* text : {"q8s", "q8s:block[32]=f16", "q4_0", "nvfp4", "e2m1:packed-native(1)"}) {
+    const Scheme s = parse_scheme(text).value();
+    for (const Dims& shape : {Dims{0, m}, Dims{m, 0}, Dims{0, two63}, Dims{two63, 0}, Dims{2, 0, m}, Dims{0, 0, two63}}) {
+      std::string dims;
+      for (std::uint64_t e : shape) dims += std::to_string(e) + " ";
+      BOOST_TEST_CONTEXT(text << " " << dims) {
+        auto r = make_layout(s, shape);
+        BOOST_TEST_REQUIRE(!r.ok());
+        BOOST_TEST((r.status().code() == ErrorCode::shape_overflow));
+        BOOST_TEST(r.status().message().find("extent of dim") != std::string::npos, r.status().message());
+      }
+    }
+    // 2^63 - 1 itself is the largest extent, beside a zero.
+    BOOST_TEST(make_layout(s, Dims{0, two63 - 1}).ok(), text);
+    BOOST_TEST(make_layout(s, Dims{two63 - 1, 0}).ok(), text);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(checked_helpers) {
   BOOST_TEST(!checked_mul(std::uint64_t{1} << 32, std::uint64_t{1} << 32).has_value());
   BOOST_TEST(checked_mul(std::uint64_t{1} << 31, std::uint64_t{1} << 32).value() == std::uint64_t{1} << 63);

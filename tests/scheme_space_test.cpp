@@ -1,4 +1,4 @@
-// The tuple space and the support counts the foundation issue fixes: 19,656 tuples, of which
+// The tuple space and its support counts: 19,656 tuples, of which
 // 1,599 are supported as schemes, with each rejection attributed to exactly one rule.
 #include <boost/test/unit_test.hpp>
 #include <map>

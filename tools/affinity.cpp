@@ -7,13 +7,15 @@
 #include <charconv>
 #include <cstring>
 
+#include "scheme/printable.hpp"
+
 namespace qscheme::cli {
 namespace {
 
 constexpr int kMaxCpu = CPU_SETSIZE - 1;
 
 Status bad_list(const std::string& text, const std::string& why) {
-  return Status(ErrorCode::invalid_argument, "--cpus '" + text + "': " + why +
+  return Status(ErrorCode::invalid_argument, "--cpus " + quote(text) + ": " + why +
                                                  "; give CPU numbers and ranges, e.g. 0 or 0,2-3 (allowed here: " +
                                                  allowed_cpus() + ")");
 }
@@ -50,10 +52,10 @@ Result<std::vector<int>> parse_cpu_list(const std::string& text) {
     const std::size_t dash = item.find('-');
     int lo = 0, hi = 0;
     if (dash == std::string_view::npos) {
-      if (!parse_cpu(item, lo)) return bad_list(text, "'" + std::string(item) + "' is not a CPU number");
+      if (!parse_cpu(item, lo)) return bad_list(text, quote(item) + " is not a CPU number");
       hi = lo;
     } else if (!parse_cpu(item.substr(0, dash), lo) || !parse_cpu(item.substr(dash + 1), hi) || hi < lo) {
-      return bad_list(text, "'" + std::string(item) + "' is not a range of CPU numbers (low-high)");
+      return bad_list(text, quote(item) + " is not a range of CPU numbers (low-high)");
     }
     for (int c = lo; c <= hi; ++c) cpus.push_back(c);
     if (comma == std::string::npos) break;

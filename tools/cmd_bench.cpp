@@ -30,7 +30,7 @@ namespace {
 
 struct BenchArgs {
   bool json = false;
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
   std::size_t mib = bench::kDefaultMiB;
   int reps = 5;
   bool vs_reference = false;
@@ -301,14 +301,14 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
                   "run on these CPUs only, e.g. 0 or 0,2-3 (threads default to their count); figures differ "
                   "between the CPUs of a virtual machine");
   out.push_back({app, [args] {
-                   std::optional<unsigned> threads = args->threads;
+                   std::optional<std::string> threads = args->threads;
                    if (args->cpus) {
                      auto cpus = parse_cpu_list(*args->cpus);
                      if (!cpus) return report(cpus.status());
                      if (Status st = pin_to_cpus(*cpus); !st.ok()) return report(st);
-                     if (!threads) threads = static_cast<unsigned>(cpus->size());
+                     if (!threads) threads = std::to_string(std::min<std::size_t>(cpus->size(), fast::kMaxThreads));
                    }
-                   apply_threads(threads);
+                   if (Status st = apply_threads(threads); !st.ok()) return report(st);
                    if (args->target) {
                      if (Status st = apply_target(*args->target); !st.ok()) return report(st);
                    }

@@ -1,5 +1,6 @@
 // `qscheme check`: is another implementation's output the reference's, bit for bit? If not, how
 // many elements and scales differ, where, and which known deviation reproduces it (oracle/check.hpp).
+// The expected output comes from the fast engine on every core (--threads N to choose).
 // Exit 0 identical, 3 differs, 2 bad input, 1 internal error.
 #include <bit>
 #include <cerrno>
@@ -10,10 +11,11 @@
 #include <optional>
 #include <string>
 
-#include "reference/reference.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "oracle/check.hpp"
 #include "tools/command.hpp"
+#include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
@@ -36,6 +38,7 @@ struct CheckArgs {
   std::optional<std::string> scales;
   std::optional<std::string> global;
   bool json = false;
+  std::optional<std::string> threads;
 };
 
 // The candidate file, read as the kind the flags and its extension say.
@@ -55,27 +58,28 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     return c;
   }
   if (kind == "qjson") {
-    auto b = io::read_bytes(a.candidate);
-    if (!b) return b.status();
-    auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(b->data()), b->size()));
-    if (!q) return q.status();
-    if (!(q->scheme == scheme)) {
-      return Status(ErrorCode::invalid_argument, a.candidate + ": the candidate's scheme differs from --scheme");
+    // Codes and scales in their serialized form, a byte or less a code; the file's shape too.
+    auto doc = io::qjson::read_file(a.candidate);
+    if (!doc) return doc.status();
+    if (!(doc->scheme == scheme)) {
+      return Status(ErrorCode::invalid_argument, printable(a.candidate) + ": the candidate's scheme '" + format_scheme(doc->scheme) +
+                                                     "' differs from --scheme '" + format_scheme(scheme) + "'");
     }
     c.kind = oracle::CandidateKind::quantized;
-    c.codes = q->codes;
-    c.scale_bits = q->scale_bits;
-    c.global_bits = q->global_bits;
+    c.encoded = true;
+    c.bytes = std::move(doc->bytes);
+    c.shape = std::move(doc->shape);
     return c;
   }
   auto arr = io::npy::read_file(a.candidate);
   if (!arr) return arr.status();
+  c.shape = arr->shape;
   if (kind == "dequantized") {
     if (arr->dtype != io::npy::Dtype::f32) {
       return Status(ErrorCode::unsupported_npy, a.candidate + ": dequantized values must be float32 ('<f4')");
     }
     c.kind = oracle::CandidateKind::dequantized;
-    c.values = arr->f32;
+    c.values = std::move(arr->f32);
     return c;
   }
   if (kind != "codes") {
@@ -87,7 +91,9 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
                   a.candidate + ": codes must be an integer array; use --candidate-kind dequantized for values");
   }
   c.kind = oracle::CandidateKind::quantized;
+  c.codes.reserve(arr->ints.size());
   for (std::int64_t v : arr->ints) c.codes.push_back(static_cast<std::int32_t>(v));
+  std::vector<std::int64_t>().swap(arr->ints);
   if (a.candidate_scales) {
     auto s = parse_f32_list(*a.candidate_scales, "--candidate-scales");
     if (!s) return s.status();
@@ -113,7 +119,7 @@ int run_check(const CheckArgs& a) {
   oracle::CheckRequest rq;
   rq.scheme = *scheme;
   const auto profile = profile_from_string(a.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: '" + a.profile + "' is not a profile"});
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(a.profile) + " is not " + profile_list()});
   rq.options.profile = *profile;
   const auto calibration = calibration_from_string(a.calibration);
   if (!calibration) return report({ErrorCode::invalid_argument, "--calibration: '" + a.calibration + "' is not minmax or absmean"});
@@ -137,7 +143,8 @@ int run_check(const CheckArgs& a) {
     return report({ErrorCode::unsupported_npy, a.input + ": the input tensor must be float32 ('<f4')"});
   }
   rq.shape = x->shape;
-  rq.x = x->f32;
+  rq.x = std::move(x->f32);
+  if (Status st = apply_threads(a.threads); !st.ok()) return report(st);
   auto c = read_candidate(a, *scheme);
   if (!c) return report(c.status());
   auto r = oracle::check(rq, *c);
@@ -153,7 +160,7 @@ void add_check(CLI::App& root, std::vector<Command>& out) {
   CLI::App* app = root.add_subcommand(
       "check", "Check another implementation's result against the reference; diagnose any difference");
   app->add_option("--scheme", args->scheme, "scheme text or preset")->required();
-  app->add_option("--profile", args->profile, "arithmetic profile the candidate claims (default exact)");
+  app->add_option("--profile", args->profile, "arithmetic profile the candidate claims: " + profile_list() + " (default exact)");
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--input", args->input, "the f32 .npy input the candidate was computed from")->required();
   app->add_option("--candidate", args->candidate,
@@ -164,6 +171,7 @@ void add_check(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--scales", args->scales, "given scales (as for quantize)");
   app->add_option("--global", args->global, "given global scale of a two-level scheme");
   app->add_flag("--json", args->json, "print the report as JSON");
+  add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_check(*args); }});
 }
 

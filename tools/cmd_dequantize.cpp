@@ -1,15 +1,21 @@
-// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor.
-// Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
-// exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
-// --shape, when given, must agree with the file. Nothing is written on error.
+// `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
+// (tools/file_formats.hpp: *.npy, or `-` for standard output).
+// Scheme, shape and rules (profile, or a point of the rule space) come from Q.json; a .bin file
+// needs --scheme and --shape (or --recipe, whose scheme is the default), its bytes in Burn's
+// layout or ggml's (--byte-format, default the recipe's). With Q.json, --profile or --recipe
+// overrides the file's rules, and --scheme / --shape, when given, must agree with the file.
+// Nothing is written on error.
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "reference/reference.hpp"
+#include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/distinct_files.hpp"
+#include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "io/file_io.hpp"
@@ -25,141 +31,137 @@ namespace {
 struct DequantizeArgs {
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
   RecipeArgs recipe;
   std::string engine{oracle::kDefaultEngine};
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
 };
 
-// The options, parsed, and the input file's bytes: read once, for whichever path takes them.
+// The options, parsed, and the serialized tensor: a .bin file's bytes with --scheme and --shape,
+// or what Q.json holds (checked against the options).
 struct Inputs {
   std::optional<Scheme> scheme;
   std::optional<std::vector<std::uint64_t>> shape;
-  std::optional<Profile> profile;
-  const Recipe* recipe = nullptr;
+  std::optional<Rules> rules;  // --recipe's, --profile's, else the file's; exact's without any
   ByteFormat format = ByteFormat::burn;
   std::vector<std::uint8_t> bytes;
 };
+
+Status with_path(const std::string& path, const Status& st) {
+  return Status(st.code(), printable(path) + ": " + st.message(), st.index());
+}
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
   Inputs in;
   auto recipe = chosen_recipe(args.recipe);
   if (!recipe) return recipe.status();
-  in.recipe = *recipe;
-  auto format = chosen_format(args.recipe, in.recipe);
+  auto format = chosen_format(args.recipe, *recipe);
   if (!format) return format.status();
   in.format = *format;
-  if (in.recipe && args.profile) {
-    return Status(ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one");
+  if (*recipe && args.profile) {
+    return Status(ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
+                                               "profiles are recipes too: --recipe exact, burn or onnx)");
   }
-  if (args.scheme || (in.recipe && args.input.ends_with(".bin"))) {
-    auto s = chosen_scheme(args.scheme, in.recipe);
+  const bool bin = has_extension(args.input, ".bin");
+  if (args.scheme || (*recipe && bin)) {
+    auto s = chosen_scheme(args.scheme, *recipe);
     if (!s) return s.status();
     in.scheme = *s;
   }
+  if (*recipe) in.rules = (*recipe)->rules;
   if (args.shape) {
     auto s = parse_shape(*args.shape);
     if (!s) return s.status();
     in.shape = std::move(*s);
   }
   if (args.profile) {
-    in.profile = profile_from_string(*args.profile);
-    if (!in.profile) {
-      return Status(ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact, burn or onnx");
+    const std::optional<Profile> p = profile_from_string(*args.profile);
+    if (!p) {
+      return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
     }
+    in.rules = profile_rules(*p);
   }
-  auto bytes = io::read_bytes(args.input);
-  if (!bytes) return bytes.status();
-  in.bytes = std::move(*bytes);
-  return in;
-}
-
-// The rules the options choose: the recipe's, the profile's, or none given.
-std::optional<Rules> chosen_rules(const Inputs& in) {
-  if (in.recipe) return in.recipe->rules;
-  if (in.profile) return profile_rules(*in.profile);
-  return std::nullopt;
-}
-
-Result<QuantizedTensor> load(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  const auto& [scheme, shape, profile, recipe, format, bytes] = in;
-  if (args.input.ends_with(".bin")) {
-    if (!scheme || !shape) {
+  if (bin) {
+    auto bytes = io::read_bytes(args.input);
+    if (!bytes) return bytes.status();
+    if (!in.scheme || !in.shape) {
       return Status(ErrorCode::invalid_argument,
                     "a .bin input holds only the serialized bytes; give --scheme (or --recipe) and --shape");
     }
-    auto q = engine.decode_as(*scheme, *shape, bytes, chosen_rules(in).value_or(profile_rules(Profile::exact)), format);
-    if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
-    return q;
+    in.bytes = std::move(*bytes);
+    return in;
   }
-  auto q = io::qjson::read(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  if (!q) return Status(q.status().code(), args.input + ": " + q.status().message(), q.status().index());
-  if (scheme && !(*scheme == q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*scheme) + "' disagrees with " + args.input +
-                                                   ", which holds '" + format_scheme(q->scheme) + "'");
+  if (args.recipe.byte_format) {
+    return Status(ErrorCode::invalid_argument, "--byte-format is the layout of a .bin input; Q.json holds Burn's");
   }
-  if (shape && *shape != q->shape) {
-    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + args.input + " holds");
+  in.format = ByteFormat::burn;
+  auto doc = io::qjson::read_file(args.input);  // its errors name the file
+  if (!doc) return doc.status();
+  if (in.scheme && !(*in.scheme == doc->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--scheme '" + format_scheme(*in.scheme) + "' disagrees with " +
+                                                   printable(args.input) + ", which holds '" + format_scheme(doc->scheme) + "'");
   }
-  if (recipe && !recipe_accepts(*recipe, q->scheme)) {
-    return Status(ErrorCode::invalid_argument, "--recipe " + std::string(recipe->name) + " reproduces " +
-                                                   std::string(recipe->schemes) + ", not " + args.input + "'s '" +
-                                                   format_scheme(q->scheme) + "'");
+  if (in.shape && *in.shape != doc->shape) {
+    return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
-  if (const std::optional<Rules> r = chosen_rules(in)) {  // the options override the file's rules
-    q->rules.reset();
-    q->profile = Profile::exact;
-    if (const std::optional<Profile> p = profile_of(*r)) q->profile = *p;
-    else q->rules = *r;
+  if (*recipe && !recipe_accepts(**recipe, doc->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--recipe " + std::string((*recipe)->name) + " reproduces " +
+                                                   std::string((*recipe)->schemes) + ", not " + printable(args.input) +
+                                                   "'s '" + format_scheme(doc->scheme) + "'");
   }
-  return q;
+  in.scheme = doc->scheme;
+  in.shape = std::move(doc->shape);
+  if (!in.rules) in.rules = doc->rules ? *doc->rules : profile_rules(doc->profile);
+  in.bytes = std::move(doc->bytes);
+  return in;
 }
 
-// Writes y as the output .npy (nothing on error).
-int write_output(const DequantizeArgs& args, std::span<const std::uint64_t> shape, std::span<const float> y) {
-  const Status st = io::npy::write_f32_file(args.output, shape, y);
-  if (!st.ok()) {
-    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
-    // is a bug here.
-    return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
-  }
-  return kExitOk;
-}
-
-// A .bin input straight to f32 (the engine's dequantize_bytes: no tensor of i32 codes between).
-// None when anything is amiss: load and dequantize below then report it, with their messages.
-std::optional<int> dequantize_bin(const DequantizeArgs& args, const Inputs& in, const oracle::Engine& engine) {
-  if (!in.scheme || !in.shape || in.format != ByteFormat::burn) return std::nullopt;
-  if (in.recipe && !profile_of(in.recipe->rules)) return std::nullopt;
-  auto l = make_layout(*in.scheme, *in.shape);
-  // A length the layout does not have is the general path's size-mismatch, before any output is
-  // allocated for a shape the bytes cannot hold.
-  if (!l || in.bytes.size() != l->total_bytes) return std::nullopt;
-  std::vector<float> y;
-  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  const Profile p = in.recipe ? *profile_of(in.recipe->rules) : in.profile.value_or(Profile::exact);
-  if (!engine.dequantize_bytes(*in.scheme, *in.shape, in.bytes, p, y).ok()) {
-    return std::nullopt;
-  }
-  return write_output(args, *in.shape, y);
+// The bytes as f32 under rules other than a profile's, or in ggml's blocks: through the logical
+// tensor (the engine's decode_as; an engine that does not run the point or the format says so).
+Result<std::vector<float>> dequantize_via_tensor(const oracle::Engine& engine, const Inputs& in) {
+  auto q = engine.decode_as(*in.scheme, *in.shape, in.bytes, *in.rules, in.format);
+  if (!q) return q.status();
+  return engine.dequantize(*q);
 }
 
 int run_dequantize(const DequantizeArgs& args) {
+  const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
+  const Status distinct = output_differs_from_inputs({"--output", &args.output}, {{"--input", &args.input}});
+  if (!distinct.ok()) return report(distinct);
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
-  apply_threads(args.threads);
+  if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  if (args.input.ends_with(".bin")) {
-    if (const auto done = dequantize_bin(args, *in, **engine)) return *done;
+  const Rules rules = in->rules.value_or(profile_rules(Profile::exact));
+  const std::optional<Profile> profile = profile_of(rules);
+  std::vector<float> y;
+  if (profile && in->format == ByteFormat::burn) {
+    // The same path for both inputs: serialized bytes straight to f32 (the engine's
+    // dequantize_bytes: no tensor of i32 codes between).
+    auto l = layout_for_bytes(*in->scheme, *in->shape, in->bytes.size());
+    if (!l) return report(with_path(args.input, l.status()));
+    io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+    const Status st = (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, *profile, y);
+    if (!st.ok()) return report(with_path(args.input, st));
+  } else {
+    in->rules = rules;
+    auto values = dequantize_via_tensor(**engine, *in);
+    if (!values) return report(with_path(args.input, values.status()));
+    y = std::move(*values);
   }
-  auto q = load(args, *in, **engine);
-  if (!q) return report(q.status());
-  auto y = (*engine)->dequantize(*q);
-  if (!y) return report(y.status());
-  return write_output(args, q->shape, *y);
+  std::vector<std::uint8_t>().swap(in->bytes);
+  const Status written = io::npy::write_f32_file(args.output, *in->shape, y);
+  if (!written.ok()) {
+    // Only writing can fail for a reason outside qscheme: a header that disagrees with the values
+    // is a bug here.
+    return report(written.code() == ErrorCode::io_error ? written : Status(ErrorCode::internal, written.message()));
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -168,11 +170,12 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<DequantizeArgs>();
   CLI::App* app = root.add_subcommand("dequantize", "Dequantize Q.json (or *.bin bytes) to an f32 .npy tensor");
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
-  app->add_option("--output", args->output, "output .npy (float32, C order)")->required();
+  app->add_option("--output", args->output, "output .npy (float32, C order), or - for standard output")->required();
+  app->add_option("--format", args->format, format_option_help(kDequantizeFormats));
   app->add_option("--scheme", args->scheme,
                   "scheme of a .bin input (with Q.json: must match the file; with --recipe: the recipe's by default)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
-  app->add_option("--profile", args->profile, "exact, burn or onnx (default: the file's, exact for .bin)");
+  app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");
   add_recipe_options(*app, args->recipe);
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);

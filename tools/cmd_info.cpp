@@ -25,11 +25,11 @@ namespace {
 struct InfoArgs {
   bool json = false;
   std::optional<std::string> target;
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
 };
 
 int run_info(const InfoArgs& args) {
-  apply_threads(args.threads);
+  if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   if (args.target) {
     if (Status st = apply_target(*args.target); !st.ok()) return report(st);
   }
@@ -58,7 +58,7 @@ int run_info(const InfoArgs& args) {
   fmt::print("targets        {}  (Highway targets compiled in and supported by this CPU, best first)\n", list);
   fmt::print("target         {}{}\n", current,
              args.target ? "  (--target)" : env ? fmt::format("  (QSCHEME_TARGET={})", env) : std::string("  (automatic)"));
-  fmt::print("threads        {}{}\n", threads, args.threads && *args.threads != 0 ? "  (--threads)" : "  (all cores)");
+  fmt::print("threads        {}{}\n", threads, args.threads && *parse_threads(*args.threads) != 0 ? "  (--threads)" : "  (all cores)");
   fmt::print("engines        fast (default), reference\n");
   return kExitOk;
 }

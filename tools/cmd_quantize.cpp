@@ -1,6 +1,7 @@
-// `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json or, for an
-// output ending in .bin, as the raw serialized bytes (the engine's encode). Nothing is written on
-// error.
+// `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json (.json) or as
+// the raw serialized bytes (.bin: the engine's quantize_bytes in Burn's layout, or ggml's blocks
+// with --byte-format ggml); tools/file_formats.hpp decides which. The rules are a profile's
+// (--profile) or a recipe's (--recipe). Nothing is written on error.
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -10,8 +11,11 @@
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 #include "tools/command.hpp"
+#include "tools/distinct_files.hpp"
+#include "tools/file_formats.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
@@ -31,18 +35,28 @@ struct QuantizeArgs {
   std::string engine{oracle::kDefaultEngine};
   std::string input;
   std::string output;
+  std::optional<std::string> format;
   std::optional<std::string> scales;
   std::optional<std::string> global;
-  std::optional<unsigned> threads;
+  std::optional<std::string> threads;
 };
 
 int run_quantize(const QuantizeArgs& args) {
+  const auto format = output_format("quantize", kQuantizeFormats, args.output, args.format);
+  if (!format) return report(format.status());
+  const bool scales_file = args.scales && has_extension(*args.scales, ".npy");
+  const Status distinct = output_differs_from_inputs(
+      {"--output", &args.output}, {{"--input", &args.input}, {"--scales", scales_file ? &*args.scales : nullptr}});
+  if (!distinct.ok()) return report(distinct);
   auto recipe = chosen_recipe(args.recipe);
   if (!recipe) return report(recipe.status());
   auto scheme = chosen_scheme(args.scheme, *recipe);
   if (!scheme) return report(scheme.status());
-  auto format = chosen_format(args.recipe, *recipe);
-  if (!format) return report(format.status());
+  auto byte_format = chosen_format(args.recipe, *recipe);
+  if (!byte_format) return report(byte_format.status());
+  if (args.recipe.byte_format && format->name != "bin") {
+    return report({ErrorCode::invalid_argument, "--byte-format is the layout of a .bin output; Q.json holds Burn's"});
+  }
   if (*recipe && args.profile) {
     return report({ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
                                                 "profiles are recipes too: --recipe exact, burn or onnx)"});
@@ -50,17 +64,17 @@ int run_quantize(const QuantizeArgs& args) {
   QuantizeOptions options;
   const auto profile = profile_from_string(args.profile.value_or("exact"));
   if (!profile) {
-    return report({ErrorCode::invalid_argument, "--profile: '" + *args.profile + "' is not exact, burn or onnx"});
+    return report({ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list()});
   }
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
   if (!calibration) {
-    return report({ErrorCode::invalid_argument, "--calibration: '" + args.calibration + "' is not minmax or absmean"});
+    return report({ErrorCode::invalid_argument, "--calibration: " + quote(args.calibration) + " is not minmax or absmean"});
   }
   options.calibration = *calibration;
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
-  apply_threads(args.threads);
+  if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   if (args.global && !args.scales) {
     return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
   }
@@ -81,29 +95,41 @@ int run_quantize(const QuantizeArgs& args) {
   auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
   if (x->dtype != io::npy::Dtype::f32) {
-    return report({ErrorCode::unsupported_npy, args.input + ": the input tensor must be float32 ('<f4'), got '" +
+    return report({ErrorCode::unsupported_npy, printable(args.input) + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
-  std::vector<std::uint8_t> out;
-  if (args.output.ends_with(".bin") && *format == ByteFormat::ggml) {
+  if (format->name == "bin" && *byte_format == ByteFormat::ggml) {
     auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
     if (!q) return report(q.status());
     auto bytes = (*engine)->encode_as(*q, ByteFormat::ggml);
     if (!bytes) return report(bytes.status());
-    out = std::move(*bytes);
-  } else if (args.output.ends_with(".bin")) {
-    auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
-    if (!bytes) return report(bytes.status());
-    out = std::move(*bytes);
-  } else {
-    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
-    if (!q) return report(q.status());
-    auto text = io::qjson::write(*q);
-    if (!text) return report(text.status());
-    out.assign(text->begin(), text->end());
+    const Status st = io::write_bytes(args.output, *bytes);
+    if (!st.ok()) return report(st);
+    return kExitOk;
   }
-  const Status st = io::write_bytes(args.output, out);
-  if (!st.ok()) return report(st);
+  // Both outputs start from the serialized bytes: Q.json is written from them, so that no
+  // tensor of i32 codes exists beside the input.
+  auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
+  if (!bytes) return report(bytes.status());
+  if (format->name == "bin") {
+    const Status st = io::write_bytes(args.output, *bytes);
+    if (!st.ok()) return report(st);
+    return kExitOk;
+  }
+  std::vector<float>().swap(x->f32);  // the input is not needed for the text
+  // The text goes to the file as it is formatted, never whole in memory.
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return report(out.status());
+  const Status st = io::qjson::write(*scheme, rules_of(options), x->shape, *bytes,
+                                     [&](std::span<const std::uint8_t> piece) { return out->write(piece); });
+  // Only the file, or a scale JSON cannot write (an infinite one, which some recipes store), can
+  // fail here: bytes the engine made that do not check are a bug.
+  if (!st.ok()) {
+    const bool expected = st.code() == ErrorCode::io_error || st.code() == ErrorCode::invalid_argument;
+    return report(expected ? st : Status(ErrorCode::internal, st.message()));
+  }
+  const Status committed = out->commit();
+  if (!committed.ok()) return report(committed);
   return kExitOk;
 }
 
@@ -111,17 +137,18 @@ int run_quantize(const QuantizeArgs& args) {
 
 void add_quantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<QuantizeArgs>();
-  CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (or raw bytes for *.bin)");
+  CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (*.json) or raw bytes (*.bin)");
   app->add_option("--scheme", args->scheme,
                   "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4 (default with --recipe: the recipe's)");
-  app->add_option("--profile", args->profile, "arithmetic profile: exact (default), burn or onnx");
+  app->add_option("--profile", args->profile, "arithmetic profile: " + profile_list() + " (default exact)");
   add_recipe_options(*app, args->recipe);
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   app->add_option("--input", args->input, "input tensor: little-endian float32 .npy, C order")->required();
-  app->add_option("--output", args->output,
-                  "output: *.bin for the serialized bytes (--format), anything else Q.json")->required();
+  app->add_option("--output", args->output, "output: *.json for Q.json, *.bin for the serialized bytes, - for standard output")
+      ->required();
+  app->add_option("--format", args->format, format_option_help(kQuantizeFormats));
   app->add_option("--scales", args->scales,
                   "given scales instead of calibration: a,b,... or a float32 .npy, one per block (one for per-tensor)");
   app->add_option("--global", args->global, "the given global scale of a two-level scheme (with --scales)");

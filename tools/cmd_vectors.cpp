@@ -59,7 +59,7 @@ int run_vectors(const VectorsArgs& a) {
 void add_vectors(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<VectorsArgs>();
   CLI::App* app = root.add_subcommand("vectors", "Export golden vectors (inputs, codes, scales, bytes, values)");
-  app->add_option("--out", args->out, "output directory (created if missing)")->required();
+  app->add_option("--out", args->out, "a new or empty folder, written all or nothing")->required();
   app->add_option("--recipe", args->recipe,
                   "export one recipe's results (`qscheme recipes`) instead of the profiles'; default schemes: the "
                   "recipe's");

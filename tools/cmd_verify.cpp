@@ -132,13 +132,13 @@ void add_verify(CLI::App& root, std::vector<Command>& out) {
       "verify", "The main job: check every tuple of the scheme space against every shape of the fixed set");
   struct Args {
     bool scheme_only = false;
-    std::optional<unsigned> threads;
+    std::optional<std::string> threads;
   };
   auto args = std::make_shared<Args>();
   app->add_flag("--scheme-only", args->scheme_only, "skip the reference-vs-fast engine comparison");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] {
-                   apply_threads(args->threads);
+                   if (Status st = apply_threads(args->threads); !st.ok()) return report(st);
                    return run_verify(!args->scheme_only);
                  }});
 }

@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "io/npy.hpp"
+#include "scheme/printable.hpp"
+#include "tools/file_formats.hpp"
 
 namespace qscheme::cli {
 
@@ -16,17 +18,17 @@ Result<float> parse_f32(std::string_view text, std::string_view what) {
   // strtof skips leading white space and stops at the first character it cannot take: both would
   // let a typo through as a different number.
   if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Status(ErrorCode::invalid_argument, std::string(what) + ": '" + s + "' is not a number");
+    return Status(ErrorCode::invalid_argument, std::string(what) + ": " + quote(s) + " is not a number");
   }
   return v;
 }
 
 Result<std::vector<float>> parse_f32_list(const std::string& arg, std::string_view what) {
-  if (arg.ends_with(".npy")) {
+  if (has_extension(arg, ".npy")) {
     auto a = io::npy::read_file(arg);
     if (!a) return a.status();
     if (a->dtype != io::npy::Dtype::f32) {
-      return Status(ErrorCode::unsupported_npy, arg + ": " + std::string(what) + " takes a float32 ('<f4') array, got '" +
+      return Status(ErrorCode::unsupported_npy, printable(arg) + ": " + std::string(what) + " takes a float32 ('<f4') array, got '" +
                                                     std::string(io::npy::descr(a->dtype)) + "'");
     }
     return a->f32;

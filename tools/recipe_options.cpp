@@ -1,5 +1,6 @@
 #include "tools/recipe_options.hpp"
 
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::cli {
@@ -8,7 +9,7 @@ void add_recipe_options(CLI::App& app, RecipeArgs& args) {
   app.add_option("--recipe", args.recipe,
                  "quantize as another implementation does: a recipe from `qscheme recipes` (e.g. ggml-q8_0, "
                  "ocp-mx); runs on --engine reference, besides the profiles exact, burn and onnx");
-  app.add_option("--format", args.format,
+  app.add_option("--byte-format", args.byte_format,
                  "bytes of a .bin file: burn (Burn's layout) or ggml (ggml's block_q8_0 / block_q4_0); default: the "
                  "recipe's own, else burn");
 }
@@ -21,9 +22,9 @@ Result<const Recipe*> chosen_recipe(const RecipeArgs& args) {
 }
 
 Result<ByteFormat> chosen_format(const RecipeArgs& args, const Recipe* recipe) {
-  if (args.format) {
-    const std::optional<ByteFormat> f = byte_format_from_string(*args.format);
-    if (!f) return Status(ErrorCode::invalid_argument, "--format: '" + *args.format + "' is not burn or ggml");
+  if (args.byte_format) {
+    const std::optional<ByteFormat> f = byte_format_from_string(*args.byte_format);
+    if (!f) return Status(ErrorCode::invalid_argument, "--byte-format: " + quote(*args.byte_format) + " is not burn or ggml");
     return *f;
   }
   return recipe ? recipe->format : ByteFormat::burn;

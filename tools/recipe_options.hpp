@@ -1,5 +1,6 @@
 // The options every command that quantizes or reads quantized bytes shares for recipes:
-// --recipe NAME (scheme/recipes.hpp) and --format burn|ggml (scheme/byte_format.hpp).
+// --recipe NAME (scheme/recipes.hpp) and --byte-format burn|ggml (scheme/byte_format.hpp), the
+// layout of a .bin file's bytes (--format chooses the file format: tools/file_formats.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,7 +15,7 @@ namespace qscheme::cli {
 
 struct RecipeArgs {
   std::optional<std::string> recipe;
-  std::optional<std::string> format;
+  std::optional<std::string> byte_format;
 };
 
 void add_recipe_options(CLI::App& app, RecipeArgs& args);
@@ -23,7 +24,7 @@ void add_recipe_options(CLI::App& app, RecipeArgs& args);
 // unknown one).
 Result<const Recipe*> chosen_recipe(const RecipeArgs& args);
 
-// --format, else the recipe's own format, else burn.
+// --byte-format, else the recipe's own format, else burn.
 Result<ByteFormat> chosen_format(const RecipeArgs& args, const Recipe* recipe);
 
 // The scheme: --scheme (which a recipe must reproduce), else the recipe's default; without

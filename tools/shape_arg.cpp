@@ -4,6 +4,7 @@
 #include <string>
 
 #include "scheme/scheme.hpp"
+#include "scheme/printable.hpp"
 
 namespace qscheme::cli {
 
@@ -18,7 +19,7 @@ Result<std::vector<std::uint64_t>> parse_shape(std::string_view text) {
     const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size()) {
       return Status(ErrorCode::invalid_argument,
-                    "--shape: '" + std::string(part) + "' at offset " + std::to_string(pos) +
+                    "--shape: " + quote(part) + " at offset " + std::to_string(pos) +
                         " is not a non-negative integer below 2^64; write extents like 4,8",
                     pos);
     }

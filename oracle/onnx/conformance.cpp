@@ -17,6 +17,7 @@
 #include "onnx_subset.pb.h"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/printable.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::oracle {
@@ -376,12 +377,12 @@ int ConformanceReport::not_expressible() const { return static_cast<int>(cases.s
 Result<ConformanceReport> run_conformance(const std::string& dir) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Status(ErrorCode::io_error, "'" + dir + "' is not a directory");
+  if (!fs::is_directory(dir, ec)) return Status(ErrorCode::io_error, quote(dir) + " is not a directory");
   std::vector<fs::path> folders;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0) folders.push_back(e.path());
   }
-  if (folders.empty()) return Status(ErrorCode::io_error, "'" + dir + "' holds no test_* case folders");
+  if (folders.empty()) return Status(ErrorCode::io_error, quote(dir) + " holds no test_* case folders");
   std::sort(folders.begin(), folders.end());
   ConformanceReport r;
   for (const fs::path& f : folders) r.cases.push_back(run_case(f));

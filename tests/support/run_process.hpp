@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,10 @@ struct Run {
   int status = -1;  // exit status, or -1 when the process did not start or exit normally
   std::string out;
   std::string err;
+  // The child's peak resident set (ru_maxrss). posix_spawn starts the child in this process's
+  // memory until it execs, so this is at least this process's own peak: keep that small when
+  // measuring.
+  long max_rss_kib = 0;
 };
 
 inline std::string slurp(const std::filesystem::path& p) {
@@ -83,7 +88,9 @@ inline Run run_process(const std::string& program, const std::vector<std::string
   Run r;
   if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data()) == 0) {
     int ws = 0;
-    if (waitpid(pid, &ws, 0) == pid && WIFEXITED(ws)) r.status = WEXITSTATUS(ws);
+    struct rusage usage {};
+    if (wait4(pid, &ws, 0, &usage) == pid && WIFEXITED(ws)) r.status = WEXITSTATUS(ws);
+    r.max_rss_kib = usage.ru_maxrss;
   }
   posix_spawn_file_actions_destroy(&actions);
   r.out = slurp(out_path);
