@@ -181,6 +181,28 @@ BOOST_AUTO_TEST_CASE(recipe_options_are_checked) {
   BOOST_TEST(!fs::exists(out));
 }
 
+// --format chooses the file (json or bin, needed for `-`), --byte-format the layout of a .bin:
+// ggml's blocks reach standard output, and a layout for Q.json, which holds Burn's, is refused.
+BOOST_AUTO_TEST_CASE(byte_format_and_file_format_are_separate_options) {
+  Scratch s;
+  const Run out = qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", "reference", "--input", kCrafted,
+                               "--output", "-", "--format", "bin"});
+  BOOST_TEST_REQUIRE(out.status == 0, describe(out));
+  const std::vector<std::uint8_t> blocks = bytes_of(kData / "ggml-q8_0" / "crafted.blocks");
+  BOOST_TEST((std::vector<std::uint8_t>(out.out.begin(), out.out.end()) == blocks));
+  const std::string qj = (s / "q.json");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--byte-format", "ggml", "--engine", "reference",
+                                 "--input", kCrafted, "--output", qj}),
+                    "invalid-argument");
+  BOOST_TEST(!fs::exists(qj));
+  const std::string randn = (kData / "inputs" / "randn.npy").string();
+  BOOST_TEST_REQUIRE(qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--engine", "reference", "--input", randn,
+                                  "--output", qj}).status == 0);
+  expect_user_error(qscheme_run({"dequantize", "--byte-format", "ggml", "--engine", "reference", "--input", qj,
+                                 "--output", (s / "y.npy")}),
+                    "invalid-argument");
+}
+
 BOOST_AUTO_TEST_CASE(vectors_exports_a_recipe) {
   Scratch s;
   const std::string dir = (s / "v");
