@@ -41,9 +41,11 @@ bool expected_code(ErrorCode c) {
   }
 }
 
+qscheme::Rules rules_of(const qjson::Document& d) { return d.rules ? *d.rules : qscheme::profile_rules(d.profile); }
+
 std::string text_of(const qjson::Document& d) {
   std::string out;
-  const auto st = qjson::write(d.scheme, d.profile, d.shape, d.bytes, [&](std::span<const std::uint8_t> p) {
+  const auto st = qjson::write(d.scheme, rules_of(d), d.shape, d.bytes, [&](std::span<const std::uint8_t> p) {
     out.append(reinterpret_cast<const char*>(p.data()), p.size());
     return qscheme::Status();
   });
@@ -65,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_ASSERT_MSG(piecewise.status().to_string() == whole.status().to_string(), piecewise.status().to_string());
     } else {
       FUZZ_ASSERT(piecewise->bytes == whole->bytes && piecewise->shape == whole->shape &&
-                  piecewise->scheme == whole->scheme && piecewise->profile == whole->profile);
+                  piecewise->scheme == whole->scheme && piecewise->profile == whole->profile &&
+                  piecewise->rules == whole->rules);
     }
   }
   if (!whole.ok()) {
@@ -73,13 +76,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_ASSERT(!whole.status().message().empty());
     return 0;
   }
-  const auto q = qscheme::reference::decode(whole->scheme, whole->shape, whole->bytes, whole->profile);
+  const auto q = qscheme::reference::decode(whole->scheme, whole->shape, whole->bytes, rules_of(*whole));
   FUZZ_ASSERT_MSG(q.ok(), "accepted bytes do not decode: " + q.status().to_string());
   const std::string written = text_of(*whole);
   const auto back = qjson::read(qscheme::io::json::text_source(written), written.size());
   FUZZ_ASSERT_MSG(back.ok(), "a written document does not read back: " + back.status().to_string());
   FUZZ_ASSERT_MSG(back->bytes == whole->bytes && back->shape == whole->shape && back->scheme == whole->scheme &&
-                      back->profile == whole->profile,
+                      back->profile == whole->profile && back->rules == whole->rules,
                   "write -> read changed the document");
   FUZZ_ASSERT_MSG(text_of(*back) == written, "writing is not a fixed point");
   return 0;

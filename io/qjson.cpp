@@ -43,7 +43,7 @@ Result<std::string> write(const QuantizedTensor& q) {
   auto bytes = reference::encode(q);
   if (!bytes) return bytes.status();
   std::string text;
-  const Status st = write(q.scheme, q.profile, q.shape, *bytes, [&](std::span<const std::uint8_t> piece) {
+  const Status st = write(q.scheme, rules_of(q), q.shape, *bytes, [&](std::span<const std::uint8_t> piece) {
     text.append(reinterpret_cast<const char*>(piece.data()), piece.size());
     return Status();
   });
@@ -54,7 +54,8 @@ Result<std::string> write(const QuantizedTensor& q) {
 Result<QuantizedTensor> read(std::string_view text) {
   auto d = read(json::text_source(text), text.size());
   if (!d) return d.status();
-  auto q = reference::decode(d->scheme, d->shape, d->bytes, d->profile);
+  const Rules rules = d->rules ? *d->rules : profile_rules(d->profile);
+  auto q = reference::decode(d->scheme, d->shape, d->bytes, rules);
   if (!q) return Status(ErrorCode::internal, "Q.json: the bytes read back do not decode: " + q.status().message());
   return q;
 }

@@ -20,12 +20,20 @@
 // past 2^63 - 1 is shape-overflow, as for .npy), the code and scale counts (size-mismatch),
 // codes the scheme cannot produce and scales that are not exactly a storable value of their
 // dtype (corrupt-bytes), and that "bytes", when present, is exactly the encoding of codes and
-// scales (corrupt-bytes, index = first differing byte). "profile" and "bytes" may be omitted
-// (profile: exact). Errors come in the order the text meets them.
+// scales (corrupt-bytes, index = first differing byte). "profile", "rules" and "bytes" may be
+// omitted (profile: exact). Errors come in the order the text meets them.
+//
+// "rules" (after "profile" when written) carries a point of the rule space that is not a
+// profile's (scheme/rules.hpp format_rules; "profile" is then "exact"): the codes and scales
+// accepted are those the point produces (code_allowed, scale_allowed), so a scale is written
+// with its sign under signed-scale rules (ggml q4_0). An infinite scale (ggml's f16 overflow)
+// has no Q.json form: the writer refuses it (write the bytes instead). "rules" must come before
+// "codes" and "block_scales", as the writer puts it, so that they are checked as they are read.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +41,7 @@
 
 #include "io/json_reader.hpp"
 #include "scheme/quantized.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/status.hpp"
 #include "scheme/validate.hpp"
 
@@ -42,6 +51,8 @@ namespace qscheme::io::qjson {
 struct Document {
   Scheme scheme;
   Profile profile = Profile::exact;
+  // The point of the rule space when it is not a profile's (then profile is exact).
+  std::optional<Rules> rules;
   std::vector<std::uint64_t> shape;
   std::vector<std::uint8_t> bytes;
 };
@@ -54,8 +65,13 @@ using Sink = std::function<Status(std::span<const std::uint8_t>)>;
 // decode's order): nothing reaches the sink for invalid bytes. A sink error stops the writing
 // and is returned.
 Status write(const Scheme& scheme, Profile profile, Shape shape, std::span<const std::uint8_t> bytes, const Sink& sink);
+// The same under any point of the rule space: "profile" names a profile's point, "rules" any
+// other. Codes and scales are checked against the point (code_allowed, scale_allowed);
+// invalid-argument for an infinite scale, which JSON cannot write.
+Status write(const Scheme& scheme, const Rules& rules, Shape shape, std::span<const std::uint8_t> bytes,
+             const Sink& sink);
 
-// The Q.json text of q. Fails with encode()'s errors for an invalid q.
+// The Q.json text of q (under q's rules). Fails with encode()'s errors for an invalid q.
 Result<std::string> write(const QuantizedTensor& q);
 
 // Reads a Q.json text from `source`. `text_size` is the text's length in bytes, an upper bound

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -20,6 +21,7 @@
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::io::qjson {
@@ -27,8 +29,8 @@ namespace {
 
 using json::Event;
 
-enum Field : unsigned { kScheme, kProfile, kShape, kCodes, kBlockScales, kGlobal, kBytes, kFields };
-constexpr std::array<std::string_view, kFields> kKeys{"scheme", "profile", "shape", "codes", "block_scales",
+enum Field : unsigned { kScheme, kProfile, kRules, kShape, kCodes, kBlockScales, kGlobal, kBytes, kFields };
+constexpr std::array<std::string_view, kFields> kKeys{"scheme", "profile", "rules", "shape", "codes", "block_scales",
                                                       "global_scale", "bytes"};
 
 Status fail(ErrorCode code, const std::string& message, std::size_t index = kNoIndex) {
@@ -163,6 +165,7 @@ class QjsonReader {
     Document d;
     d.scheme = *scheme_;
     d.profile = profile_;
+    if (rules_ && !profile_of(*rules_)) d.rules = rules_;
     d.shape = std::move(*shape_);
     d.bytes = std::move(bytes_);
     return d;
@@ -181,6 +184,7 @@ class QjsonReader {
     switch (f) {
       case kScheme: return read_scheme();
       case kProfile: return read_profile();
+      case kRules: return read_rules();
       case kShape: return read_shape();
       case kCodes: return read_codes();
       case kBlockScales: return read_scales();
@@ -224,6 +228,37 @@ class QjsonReader {
     auto p = profile_from_string(**s);
     if (!p) return invalid("\"profile\" must be \"exact\", \"burn\" or \"onnx\", got \"" + printable(**s) + "\"");
     profile_ = *p;
+    return {};
+  }
+
+  // The point of the rule space. Codes and scales are checked against it as they are read, so
+  // it must come before them (the writer's order).
+  Status read_rules() {
+    if (seen_[kCodes] || seen_[kBlockScales]) {
+      return invalid("\"rules\" must come before \"codes\" and \"block_scales\": they are checked against it",
+                     json_.offset());
+    }
+    auto s = short_string();
+    if (!s) return s.status();
+    if (!*s) return invalid("\"rules\" must be a string of field=choice pairs (qscheme recipes --rules)");
+    auto r = parse_rules(**s);
+    if (!r) return invalid("\"rules\": " + r.status().message());
+    rules_ = *r;
+    return layout_ ? fill_code_fields() : Status();
+  }
+
+  // The rules the codes and scales follow: "rules", else the profile's. The profile's points
+  // accept the same codes and scales (those of values.hpp), so "profile" may come at any place.
+  Rules rules() const { return rules_ ? *rules_ : profile_rules(Profile::exact); }
+
+  // The field of every code the rules accept (fields are at most 8 bits: codes lie in
+  // [-128, 255]); kNoField for the others.
+  Status fill_code_fields() {
+    const Rules r = rules();
+    for (int c = -128; c < 256; ++c) {
+      field_of_[static_cast<std::size_t>(c + 128)] =
+          code_allowed(r, scheme_->value, c) ? static_cast<std::uint16_t>(reference::field_of_code(*scheme_, c)) : kNoField;
+    }
     return {};
   }
 
@@ -272,12 +307,7 @@ class QjsonReader {
     }
     resize_on_huge_pages(bytes_, static_cast<std::size_t>(l.total_bytes));
     walk_.emplace(*scheme_, l);
-    // The field of every code the kind can produce (fields are at most 8 bits: codes lie in
-    // [-128, 255]); kNoField for the others.
-    for (int c = -128; c < 256; ++c) {
-      field_of_[static_cast<std::size_t>(c + 128)] =
-          reference::is_valid_code(scheme_->value, c) ? static_cast<std::uint16_t>(reference::field_of_code(*scheme_, c)) : kNoField;
-    }
+    QSCHEME_RETURN_IF_ERROR(fill_code_fields());
     if (codes_done_) {
       for (std::int32_t c : pending_codes_) QSCHEME_RETURN_IF_ERROR(put_code(c));
       pending_codes_ = {};
@@ -341,7 +371,14 @@ class QjsonReader {
   Status put_scale(float f) {
     const std::uint64_t j = scales_++;
     if (j >= layout_->scales) return {};
-    const auto bits = scale_numbers_->pattern(f);
+    // Under signed-scale rules a negative number (or -0) is its magnitude's pattern with the sign
+    // bit set (scale_allowed decides which dtypes have one).
+    const bool negative = std::signbit(f) && rules_ && rules_->statistic == rule::Statistic::signed_max;
+    auto bits = scale_numbers_->pattern(negative ? -f : f);
+    if (bits && negative) {
+      *bits |= scale_sign_bit(scheme_->scale_dtype());
+      if (!scale_allowed(*rules_, scheme_->scale_dtype(), *bits)) bits.reset();
+    }
     if (!bits) return scale_error("block_scales[" + std::to_string(j) + "]", j, f, scheme_->scale_dtype());
     const int sb = info(scheme_->scale_dtype()).bytes;
     put_le(bytes_, layout_->value_bytes + j * static_cast<std::uint64_t>(sb), *bits, sb);
@@ -499,6 +536,16 @@ class QjsonReader {
     for (Field f : {kScheme, kShape, kCodes, kBlockScales, kGlobal}) {
       if (!seen_[f]) return invalid("missing key \"" + std::string(kKeys[f]) + "\"");
     }
+    if (rules_) {
+      // "rules" names the point; "profile", when given too, must name the same one.
+      const Profile p = profile_of(*rules_).value_or(Profile::exact);
+      if (seen_[kProfile] && profile_ != p) {
+        return invalid("\"profile\" is \"" + std::string(to_string(profile_)) + "\" but \"rules\" is " +
+                       (profile_of(*rules_) ? "the " + std::string(to_string(p)) + " profile's point"
+                                            : std::string("no profile's point (then \"profile\" is \"exact\")")));
+      }
+      profile_ = p;
+    }
     if (!layout_) return Status(ErrorCode::internal, "Q.json: scheme and shape read, but no layout");
     if (seen_[kBytes] && !compare_now_) return check_given_bytes();
     return {};
@@ -509,6 +556,7 @@ class QjsonReader {
   std::array<bool, kFields> seen_{};
   std::optional<Scheme> scheme_;
   Profile profile_ = Profile::exact;
+  std::optional<Rules> rules_;
   std::optional<std::vector<std::uint64_t>> shape_;
   std::optional<Layout> layout_;
   std::optional<ScaleNumbers> scale_numbers_;

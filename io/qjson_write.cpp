@@ -11,6 +11,7 @@
 #include "reference/pack.hpp"
 #include "reference/values.hpp"
 #include "scheme/errors.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::io::qjson {
@@ -82,10 +83,11 @@ class Out {
   std::string buf_;
 };
 
-// decode()'s checks of serialized bytes, in its order, without unpacking them: non-zero padding
-// (storage order), a native sub-byte code that is no sign extension, a code the kind cannot
-// produce (row-major), a block scale, the global.
-Status check_fields(const Scheme& s, const Layout& l, std::span<const std::uint8_t> bytes) {
+// decode()'s checks of serialized bytes under rules r, in its order, without unpacking them:
+// non-zero padding (storage order), a native sub-byte code that is no sign extension, a code
+// the rules cannot produce (row-major), a block scale, the global. Then what JSON cannot write:
+// an infinite scale, which some rules store (ggml's f16 overflow).
+Status check_fields(const Scheme& s, const Rules& r, const Layout& l, std::span<const std::uint8_t> bytes) {
   const std::uint64_t eb = static_cast<std::uint64_t>(l.storage_element_bytes);
   if (l.elements > 0 && l.packed_axis >= 0) {
     const auto axis = static_cast<std::size_t>(l.packed_axis);
@@ -118,7 +120,7 @@ Status check_fields(const Scheme& s, const Layout& l, std::span<const std::uint8
   }
   // Fields are at most 8 bits wide: whether each holds a code, decided once.
   std::array<bool, 256> valid{};
-  for (std::uint32_t f = 0; f < 256; ++f) valid[f] = reference::is_valid_code(s.value, reference::code_of_field(s, f));
+  for (std::uint32_t f = 0; f < 256; ++f) valid[f] = code_allowed(r, s.value, reference::code_of_field(s, f));
   CodeWalk walk(s, l);
   for (std::uint64_t e = 0; e < l.elements; ++e, walk.next()) {
     const std::uint32_t f = walk.field(bytes);
@@ -128,11 +130,23 @@ Status check_fields(const Scheme& s, const Layout& l, std::span<const std::uint8
   const int sb = info(d).bytes;
   for (std::uint64_t j = 0; j < l.scales; ++j) {
     const std::uint32_t b = get_le(bytes, l.value_bytes + j * static_cast<std::uint64_t>(sb), sb);
-    if (!reference::is_valid_scale(d, b)) return errors::bad_scale(j, d, b);
+    if (!scale_allowed(r, d, b)) return errors::bad_scale(j, d, b);
   }
   if (s.two_level()) {
     const std::uint32_t g = get_le(bytes, l.value_bytes + l.scale_bytes, 4);
     if (!reference::is_valid_scale(ScaleDtype::f32, g)) return errors::bad_global(l.scales, g);
+  }
+  if (r.scale_overflow == rule::ScaleOverflow::infinity) {
+    const std::uint32_t sign = scale_sign_bit(d);
+    for (std::uint64_t j = 0; j < l.scales; ++j) {
+      const std::uint32_t b = get_le(bytes, l.value_bytes + j * static_cast<std::uint64_t>(sb), sb) & ~sign;
+      if (!reference::is_valid_scale(d, b)) {
+        return Status(ErrorCode::invalid_argument, "block scale " + std::to_string(j) +
+                                                       " is infinite, which Q.json cannot hold (JSON has no "
+                                                       "infinity); write the tensor's bytes (.bin) instead",
+                      j);
+      }
+    }
   }
   return {};
 }
@@ -140,16 +154,25 @@ Status check_fields(const Scheme& s, const Layout& l, std::span<const std::uint8
 }  // namespace
 
 Status write(const Scheme& s, Profile profile, Shape shape, std::span<const std::uint8_t> bytes, const Sink& sink) {
+  return write(s, profile_rules(profile), shape, bytes, sink);
+}
+
+Status write(const Scheme& s, const Rules& r, Shape shape, std::span<const std::uint8_t> bytes, const Sink& sink) {
   auto layout = layout_for_bytes(s, shape, bytes.size());
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  QSCHEME_RETURN_IF_ERROR(check_fields(s, l, bytes));
+  QSCHEME_RETURN_IF_ERROR(check_fields(s, r, l, bytes));
+  const std::optional<Profile> profile = profile_of(r);
 
   Out out(sink);
   QSCHEME_RETURN_IF_ERROR(out.put("{\n \"scheme\": "));
   QSCHEME_RETURN_IF_ERROR(out.put_string(format_scheme(s)));
   QSCHEME_RETURN_IF_ERROR(out.put(",\n \"profile\": "));
-  QSCHEME_RETURN_IF_ERROR(out.put_string(to_string(profile)));
+  QSCHEME_RETURN_IF_ERROR(out.put_string(to_string(profile.value_or(Profile::exact))));
+  if (!profile) {
+    QSCHEME_RETURN_IF_ERROR(out.put(",\n \"rules\": "));
+    QSCHEME_RETURN_IF_ERROR(out.put_string(format_rules(r)));
+  }
   QSCHEME_RETURN_IF_ERROR(out.put(",\n \"shape\": ["));
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) QSCHEME_RETURN_IF_ERROR(out.put(","));
@@ -167,9 +190,13 @@ Status write(const Scheme& s, Profile profile, Shape shape, std::span<const std:
   QSCHEME_RETURN_IF_ERROR(out.put("],\n \"block_scales\": ["));
   const ScaleNumbers scales(s.scale_dtype());
   const int sb = info(s.scale_dtype()).bytes;
+  // A sign bit is only there under signed-scale rules (check_fields): the magnitude's value, negated.
+  const std::uint32_t sign = scale_sign_bit(s.scale_dtype());
   for (std::uint64_t j = 0; j < l.scales; ++j) {
     if (j) QSCHEME_RETURN_IF_ERROR(out.put(","));
-    QSCHEME_RETURN_IF_ERROR(out.put_float(scales.value(get_le(bytes, l.value_bytes + j * static_cast<std::uint64_t>(sb), sb))));
+    const std::uint32_t b = get_le(bytes, l.value_bytes + j * static_cast<std::uint64_t>(sb), sb);
+    const float v = scales.value(b & ~sign);
+    QSCHEME_RETURN_IF_ERROR(out.put_float((b & sign) ? -v : v));
   }
   QSCHEME_RETURN_IF_ERROR(out.put("],\n \"global_scale\": "));
   if (s.two_level()) {

@@ -52,9 +52,13 @@ std::string dims(std::span<const std::uint64_t> shape) {
   return out + "]";
 }
 
+// A stored scale as an f32, with its sign where signed-scale rules set one (NaN for a pattern
+// that is no scale).
 float scale_as_f32(ScaleDtype d, std::uint32_t bits) {
-  auto v = reference::scale_value(d, bits);
-  return v ? v->f32 : std::nanf("");
+  const std::uint32_t sign = scale_sign_bit(d);
+  auto v = reference::scale_value(d, bits & ~sign);
+  if (!v) return std::nanf("");
+  return (bits & sign) ? -v->f32 : v->f32;
 }
 
 // The stored fields of a serialized tensor, read where they lie.
@@ -124,12 +128,16 @@ Box box_of(const Layout& l, std::uint64_t j) {
 }
 
 // One element as a tensor of its own (every extent 1: one block, one scale), for the value of
-// a single code under a profile's rules.
-QuantizedTensor single(const Scheme& s, Profile p, std::size_t rank, std::int32_t code, std::uint32_t scale,
+// a single code under the request's rules.
+QuantizedTensor single(const Scheme& s, const Rules& r, std::size_t rank, std::int32_t code, std::uint32_t scale,
                        std::optional<std::uint32_t> global) {
   QuantizedTensor q;
   q.scheme = s;
-  q.profile = p;
+  if (const std::optional<Profile> p = profile_of(r)) {
+    q.profile = *p;
+  } else {
+    q.rules = r;
+  }
   q.shape.assign(rank, 1);
   q.codes = {code};
   q.scale_bits = {scale};
@@ -325,7 +333,19 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
     if (!fast) return fast.status();
     engine = *fast;
   }
+  const Rules rules = rules_of(rq.options);
+  // A point of the rule space that is no profile's: the variants below are deviations from the
+  // profiles, so such a request is compared, not diagnosed.
+  const bool profile_point = profile_of(rules).has_value();
   auto expected_bytes = engine->quantize_bytes(rq.scheme, rq.shape, rq.x, rq.options);
+  if (!expected_bytes && !rq.engine && !profile_point && expected_bytes.status().code() == ErrorCode::unsupported_profile) {
+    // The fast engine refuses the points it does not run (the engine table says so): the
+    // reference computes the expected output for those.
+    auto reference = find_engine("reference");
+    if (!reference) return reference.status();
+    engine = *reference;
+    expected_bytes = engine->quantize_bytes(rq.scheme, rq.shape, rq.x, rq.options);
+  }
   if (!expected_bytes) return expected_bytes.status();
   QSCHEME_RETURN_IF_ERROR(candidate_size(c, rq, l));
   const Fields expected{rq.scheme, l, *expected_bytes};
@@ -356,9 +376,17 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
     }
     if (c.global_bits && c.global_bits != expected.global()) ++r.differing_scales;
   } else {
-    expected_values.resize(static_cast<std::size_t>(l.elements));
-    QSCHEME_RETURN_IF_ERROR(
-        engine->dequantize_bytes(rq.scheme, rq.shape, expected.bytes, rq.options.profile, expected_values));
+    if (profile_point) {
+      expected_values.resize(static_cast<std::size_t>(l.elements));
+      QSCHEME_RETURN_IF_ERROR(
+          engine->dequantize_bytes(rq.scheme, rq.shape, expected.bytes, *profile_of(rules), expected_values));
+    } else {
+      auto q = engine->decode_as(rq.scheme, rq.shape, expected.bytes, rules, ByteFormat::burn);
+      if (!q) return q.status();
+      auto values = engine->dequantize(*q);
+      if (!values) return values.status();
+      expected_values = std::move(*values);
+    }
     for (std::uint64_t n = 0; n < l.elements; ++n) {
       if (same_value(c.values[n], expected_values[n])) continue;
       ++r.differing_elements;
@@ -370,12 +398,12 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
   if (r.identical) return r;
 
   // The first differences in detail: values of single elements, exactly.
-  const Variant base = base_variant(rq.options.profile, rq.scheme.value);
+  const Variant base = base_variant(profile_of(rules).value_or(rq.options.profile), rq.scheme.value);
   const std::size_t rank = l.shape.size();
   bool found_scales_valid = true;
   if (c.kind != CandidateKind::dequantized) {
     for (std::uint64_t j = 0; j < l.scales && found_scales_valid; ++j) {
-      found_scales_valid = reference::is_valid_scale(rq.scheme.scale_dtype(), found.scale(j).value_or(expected.scale(j)));
+      found_scales_valid = scale_allowed(rules, rq.scheme.scale_dtype(), found.scale(j).value_or(expected.scale(j)));
     }
   }
   for (std::uint64_t n : d.shown) {
@@ -390,20 +418,23 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
       diff.found_value = c.values[n];
     } else {
       auto ev = reference::dequantize(
-          single(rq.scheme, rq.options.profile, rank, diff.expected_code, expected.scale(diff.block), expected.global()));
+          single(rq.scheme, rules, rank, diff.expected_code, expected.scale(diff.block), expected.global()));
       if (!ev) return ev.status();
       diff.expected_value = (*ev)[0];
       diff.found_code = found.code(n);
       if (found_scales_valid) {
         // The candidate's own value under the profile's rules (none when its scales are invalid).
-        auto fv = dequantize(base, single(rq.scheme, rq.options.profile, rank, *diff.found_code,
-                                          found.scale(diff.block).value_or(expected.scale(diff.block)),
-                                          found.global() ? found.global() : expected.global()));
+        const QuantizedTensor one = single(rq.scheme, rules, rank, *diff.found_code,
+                                           found.scale(diff.block).value_or(expected.scale(diff.block)),
+                                           found.global() ? found.global() : expected.global());
+        auto fv = profile_point ? dequantize(base, one) : reference::dequantize(one);
         if (fv) diff.found_value = (*fv)[0];
       }
     }
     r.first.push_back(diff);
   }
+
+  if (!profile_point) return r;
 
   // The variant quantizer's base must be the reference itself, or its diagnoses mean nothing:
   // checked against the expected output where the diagnosis looks.
@@ -423,7 +454,7 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
       return Status(ErrorCode::internal, "the variant quantizer's base disagrees with the expected output");
     }
   }
-  for (const Deviation& dev : deviations(rq.options.profile, rq.scheme.value)) {
+  for (const Deviation& dev : deviations(*profile_of(rules), rq.scheme.value)) {
     if (trial && !std::all_of(d.blocks.begin(), d.blocks.end(), [&](std::uint64_t j) {
           return agrees_on_block(dev.variant, rq, l, c, found, j);
         })) {

@@ -42,7 +42,11 @@ struct CheckRequest {
   Scheme scheme;
   std::vector<std::uint64_t> shape;
   std::vector<float> x;
-  QuantizeOptions options;  // profile, calibration, given scales
+  // profile, calibration, given scales; options.rules a point of the rule space (a recipe's),
+  // which the fast engine may refuse: the reference then computes the expected output, and a
+  // point that is no profile's is compared without a diagnosis (the variants deviate from the
+  // profiles).
+  QuantizeOptions options;
   // The engine computing the expected output (engine.hpp's table); null: the fast engine.
   const Engine* engine = nullptr;
 };

@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "scheme/byte_format.hpp"
 #include "scheme/quantized.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/status.hpp"
 #include "scheme/validate.hpp"
 
@@ -27,6 +29,11 @@ struct Engine {
   Result<std::vector<std::uint8_t>> (*quantize_bytes)(const Scheme&, Shape, std::span<const float>,
                                                       const QuantizeOptions&);
   Status (*dequantize_bytes)(const Scheme&, Shape, std::span<const std::uint8_t>, Profile, std::span<float> out);
+  // Bytes of either format under any point of the rule space (scheme/rules.hpp), and back. An
+  // engine that does not run a point or a format says so (unsupported-profile); every entry
+  // above does the same for options.rules and q.rules, never ignoring them.
+  Result<QuantizedTensor> (*decode_as)(const Scheme&, Shape, std::span<const std::uint8_t>, const Rules&, ByteFormat);
+  Result<std::vector<std::uint8_t>> (*encode_as)(const QuantizedTensor&, ByteFormat);
 };
 
 inline constexpr std::string_view kDefaultEngine = "fast";

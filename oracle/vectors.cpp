@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "reference/calibrate.hpp"
+#include "reference/minifloat.hpp"
 #include "reference/reference.hpp"
+#include "reference/scales.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
@@ -158,7 +160,9 @@ bit pattern, and "global"). Profiles: `exact` (one exact rounding per stored qua
 `burn` (Burn's f32 arithmetic) and `onnx` (ONNX QuantizeLinear with zero point 0: given f32
 scales only). A profile that rejects a case (Burn's f32 arithmetic overflows on the `extremes`
 case; Burn has no two-level absmean; onnx takes only given one-level f32 scales) has
-`"error": "<code>"` in index.json and no files.
+`"error": "<code>"` in index.json and no files. Vectors made with `--recipe NAME` hold that
+recipe's result instead of the profiles' (files `<recipe>.*`, "recipe" in index.json; a ggml
+recipe adds `<recipe>.ggml.bin`, ggml's own blocks, where the shape allows them).
 
 ## Cases
 
@@ -212,13 +216,29 @@ std::vector<std::string> default_vector_schemes() {
   return out;
 }
 
-Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes) {
+// A stored scale pattern as an f32 value, its sign and infinity included (signed-max and
+// overflowing scales of the recipes).
+Result<float> scale_number(ScaleDtype d, std::uint32_t bits) {
+  const reference::SignedScale s = reference::scale_of_pattern(d, bits);
+  float v = std::numeric_limits<float>::infinity();
+  if (!s.infinite) {
+    const reference::Rational r = reference::to_rational(s.mag);
+    v = reference::round_to_f32(r, reference::Overflow::infinity);
+  }
+  return s.negative ? -v : v;
+}
+
+Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes, const Recipe* recipe) {
   // Every scheme before any file: a bad one in the list leaves nothing behind.
   std::vector<Scheme> parsed;
   for (const std::string& text : schemes) {
     auto scheme = parse_scheme(text);
     if (!scheme) return scheme.status();
     QSCHEME_RETURN_IF_ERROR(validate_scheme(*scheme));
+    if (recipe && !recipe_accepts(*recipe, *scheme)) {
+      return {ErrorCode::invalid_argument, "recipe " + std::string(recipe->name) + " reproduces " +
+                                               std::string(recipe->schemes) + ", not " + quote(text)};
+    }
     parsed.push_back(*scheme);
   }
   auto out = io::OutputDir::create(out_dir);
@@ -267,11 +287,19 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
         e["calibration"] = to_string(c.calibration);
       }
       nlohmann::ordered_json profiles;
-      for (Profile p : kAllProfiles) {
-        const std::string pn(to_string(p));
-        options.profile = p;
+      std::vector<std::pair<std::string, QuantizeOptions>> runs;
+      if (recipe) {
+        runs.emplace_back(std::string(recipe->name), recipe_options(*recipe, options));
+      } else {
+        for (Profile p : kAllProfiles) {
+          QuantizeOptions o = options;
+          o.profile = p;
+          runs.emplace_back(std::string(to_string(p)), o);
+        }
+      }
+      for (const auto& [pn, run_options] : runs) {
         nlohmann::ordered_json pe;
-        auto q = reference::quantize(*scheme, c.shape, c.x, options);
+        auto q = reference::quantize(*scheme, c.shape, c.x, run_options);
         if (!q) {
           pe["error"] = to_code(q.status().code());
           profiles[pn] = pe;
@@ -281,13 +309,14 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
         if (!deq) return deq.status();
         auto bytes = reference::encode(*q);
         if (!bytes) return bytes.status();
+        // Q.json has no form for an infinite scale (ggml's f16 overflow): such a case has none.
         auto qj = io::qjson::write(*q);
-        if (!qj) return qj.status();
+        if (!qj && (!q->rules || qj.status().code() != ErrorCode::invalid_argument)) return qj.status();
         auto codes = npy_i32(c.shape, q->codes);
         if (!codes) return codes.status();
         std::vector<float> scale_values;
         for (std::uint32_t b : q->scale_bits) {
-          auto v = io::qjson::scale_to_float(scheme->scale_dtype(), b);
+          auto v = scale_number(scheme->scale_dtype(), b);
           if (!v) return v.status();
           scale_values.push_back(*v);
         }
@@ -300,12 +329,18 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
         QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".scales.npy"), *scales));
         QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".bin"), *bytes));
         QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".dequantized.npy"), *dq));
-        QSCHEME_RETURN_IF_ERROR(write_text(folder / (pn + ".q.json"), *qj));
+        if (qj) QSCHEME_RETURN_IF_ERROR(write_text(folder / (pn + ".q.json"), *qj));
+        if (recipe && recipe->format == ByteFormat::ggml && ggml_layout(*scheme, c.shape).ok()) {
+          auto gb = reference::encode(*q, ByteFormat::ggml);
+          if (!gb) return gb.status();
+          QSCHEME_RETURN_IF_ERROR(write_file(folder / (pn + ".ggml.bin"), *gb));
+          pe["ggml_bytes"] = pn + ".ggml.bin";
+        }
         pe["codes"] = pn + ".codes.npy";
         pe["scales"] = pn + ".scales.npy";
         pe["bytes"] = pn + ".bin";
         pe["dequantized"] = pn + ".dequantized.npy";
-        pe["qjson"] = pn + ".q.json";
+        if (qj) pe["qjson"] = pn + ".q.json";
         if (q->global_bits) {
           pe["global_bits"] = *q->global_bits;
           pe["global"] = static_cast<double>(std::bit_cast<float>(*q->global_bits));
@@ -316,6 +351,7 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
       index["cases"].push_back(e);
     }
   }
+  if (recipe) index["recipe"] = std::string(recipe->name);
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "index.json", index.dump(1) + "\n"));
   QSCHEME_RETURN_IF_ERROR(write_text(fs::path(dir) / "README.md", readme(schemes)));
   return out->commit();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scheme/recipes.hpp"
 #include "scheme/status.hpp"
 
 namespace qscheme::oracle {
@@ -31,8 +32,11 @@ class SplitMix64 {
 
 // Writes the vectors for `schemes` (scheme texts or preset names) into `dir`, all or nothing
 // (io/output_dir.hpp): every scheme is checked before any file is written, and `dir` must not
-// exist yet or be an empty folder. Errors: malformed-scheme and validate()'s codes for a bad
-// scheme, invalid-argument for `-`, io-error.
-Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes);
+// exist yet or be an empty folder. They are computed under the three profiles, or under
+// `recipe` alone when one is given (then every scheme must be one the recipe reproduces; its
+// files are named after the recipe, and a ggml recipe's tensors whose shape ggml's blocks hold
+// get <recipe>.ggml.bin too). Errors: malformed-scheme and validate()'s codes for a bad scheme,
+// invalid-argument for a scheme the recipe does not reproduce and for `-`, io-error.
+Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes, const Recipe* recipe = nullptr);
 
 }  // namespace qscheme::oracle

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reference/check.hpp"
+#include "reference/ggml_bytes.hpp"
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
 #include "scheme/errors.hpp"
@@ -50,17 +51,15 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   return out;
 }
 
-Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
-                               Profile profile) {
-  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+namespace {
+
+// Burn's layout into a tensor whose profile or rules are already set in `q`.
+Result<QuantizedTensor> decode_burn(QuantizedTensor q, Shape shape, std::span<const std::uint8_t> bytes) {
+  const Scheme& scheme = q.scheme;
   auto layout = layout_for_bytes(scheme, shape, bytes.size());
   if (!layout) return layout.status();
   const Layout& l = *layout;
   // From here on every offset is below total_bytes == bytes.size().
-
-  QuantizedTensor q;
-  q.scheme = scheme;
-  q.profile = profile;
   q.shape.assign(shape.begin(), shape.end());
 
   // Values.
@@ -96,6 +95,44 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   QSCHEME_RETURN_IF_ERROR(check_codes(q));
   QSCHEME_RETURN_IF_ERROR(check_scales(q));
   return q;
+}
+
+// A tensor shell under rules r: a profile's point as that profile.
+QuantizedTensor shell(const Scheme& scheme, const Rules& r) {
+  QuantizedTensor q;
+  q.scheme = scheme;
+  if (const std::optional<Profile> p = profile_of(r)) {
+    q.profile = *p;
+  } else {
+    q.rules = r;
+  }
+  return q;
+}
+
+}  // namespace
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               Profile profile) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  QuantizedTensor q;
+  q.scheme = scheme;
+  q.profile = profile;
+  return decode_burn(std::move(q), shape, bytes);
+}
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               const Rules& rules, ByteFormat format) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  if (format == ByteFormat::ggml) return decode_ggml(shell(scheme, rules), shape, bytes);
+  return decode_burn(shell(scheme, rules), shape, bytes);
+}
+
+Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q, ByteFormat format) {
+  if (format == ByteFormat::ggml) {
+    const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+    return encode_ggml(q);
+  }
+  return encode(q);
 }
 
 }  // namespace qscheme::reference

@@ -13,8 +13,9 @@ Status check_counts(const QuantizedTensor& q, const Layout& l) {
 
 Status check_scales(const QuantizedTensor& q) {
   const ScaleDtype d = q.scheme.scale_dtype();
+  const Rules r = rules_of(q);
   for (std::size_t i = 0; i < q.scale_bits.size(); ++i) {
-    if (scale_problem(d, q.scale_bits[i])) return errors::bad_scale(i, d, q.scale_bits[i]);
+    if (!scale_allowed(r, d, q.scale_bits[i])) return errors::bad_scale(i, d, q.scale_bits[i]);
   }
   if (q.global_bits && scale_problem(ScaleDtype::f32, *q.global_bits)) {
     return errors::bad_global(q.scale_bits.size(), *q.global_bits);
@@ -23,8 +24,9 @@ Status check_scales(const QuantizedTensor& q) {
 }
 
 Status check_codes(const QuantizedTensor& q) {
+  const Rules r = rules_of(q);
   for (std::size_t i = 0; i < q.codes.size(); ++i) {
-    if (code_problem(q.scheme.value, q.codes[i])) return errors::bad_code(i, q.scheme.value, q.codes[i]);
+    if (!code_allowed(r, q.scheme.value, q.codes[i])) return errors::bad_code(i, q.scheme.value, q.codes[i]);
   }
   return {};
 }

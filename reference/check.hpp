@@ -11,7 +11,7 @@ namespace qscheme::reference {
 // Code count, scale count, a global scale exactly for a two-level scheme (size-mismatch).
 Status check_counts(const QuantizedTensor& q, const Layout& l);
 // Every block scale pattern, then the global's (corrupt-bytes; the global's index is the number
-// of block scales).
+// of block scales). The patterns allowed are those of q's rules (scale_allowed, code_allowed).
 Status check_scales(const QuantizedTensor& q);
 // Every code (corrupt-bytes, index = element).
 Status check_codes(const QuantizedTensor& q);

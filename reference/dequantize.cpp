@@ -19,7 +19,7 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
   const Layout& l = *layout;
   QSCHEME_RETURN_IF_ERROR(check_stored(q, l));
 
-  Result<std::vector<Dyadic>> effective = effective_scales(q.scheme, q.profile, {q.scale_bits, q.global_bits});
+  Result<std::vector<SignedScale>> effective = stored_scale_values(q.scheme, rules_of(q), {q.scale_bits, q.global_bits});
   if (!effective) return effective.status();
   const std::vector<std::uint64_t> block_of = block_of_elements(l);
   std::vector<float> out(q.codes.size());

@@ -1,27 +1,32 @@
-// One element's quantization and dequantization against its block's effective scale: the inner
-// loops of quantize.cpp and dequantize.cpp. Exact integer arithmetic on the dyadic operands (an
-// f32 and a scale are both mant * 2^exp), no rationals and no gcd per element.
+// One element's quantization and dequantization against its block's scale, under a point of
+// the rule space (scheme/rules.hpp): the inner loops of quantize.cpp and dequantize.cpp. Exact
+// integer arithmetic on the operands (an f32 and a scale are both exact quotients); every f32
+// step a rule names is an exact operation followed by one round_to_f32.
 #pragma once
 
 #include <cstdint>
 
 #include "reference/rational.hpp"
-#include "scheme/quantized.hpp"
+#include "reference/scales.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/scheme.hpp"
+#include "scheme/status.hpp"
 
 namespace qscheme::reference {
 
-// The code of x against effective scale e (precondition: x finite).
-//  exact, integer kinds: clamp(round_half_even(x / e), lo, hi), x / e exact.
-//  exact, float kinds:   x / e exact, rounded to nearest-even on the format's grid, saturating.
-//  burn, integer kinds:  clamp(round_half_away(f32(x / e)), lo, hi); f32 overflow clamps.
-//  burn, float kinds:    f32(x / e), then nearest-even on the format's grid, saturating.
-//  onnx:                 as burn, but integer ties go to even; e2m1 gives +0 for a zero f32(x / e).
-// e == 0 (exact profile, all-zero block) gives the zero of x's sign; zero codes keep x's sign.
-std::int32_t quantize_element(Value v, Profile p, float x, const Dyadic& e);
+// The code of x under rules r against the block's scale e (amax: the block's max |x|, read by
+// quotient=f32-max-over-amax only). Preconditions: x finite, validate_rules accepted r for the
+// scheme, and e is not infinite. internal when an invariant the validation promises breaks.
+Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax);
 
-// value(code) * e rounded once to f32, nearest-even, overflow to +-inf (IEEE). The sign of a
-// zero result is the code's sign. Precondition: the code is valid for v.
+// value(code) * e rounded once to f32, nearest-even, overflow to +-inf (IEEE); the sign is the
+// code's sign times the scale's, and a zero keeps it (an integer 0 counts as +0). An infinite
+// scale gives +-inf, or for code 0 the x86 default NaN (0xFFC00000) that ggml's 0 * inf gives.
+// The overflow patterns of saturation=none decode to NaN (e4m3) and +-inf (e5m2).
+// Precondition: code_allowed(r, v, code).
+float dequantize_element(Value v, std::int32_t code, const SignedScale& e);
+
+// The same for a non-negative dyadic scale (the exact profile's dequantize).
 float dequantize_element(Value v, std::int32_t code, const Dyadic& e);
 
 }  // namespace qscheme::reference

@@ -37,4 +37,8 @@ std::optional<Calibration> calibration_from_string(std::string_view s) {
   return std::nullopt;
 }
 
+Rules rules_of(const QuantizeOptions& options) { return options.rules ? *options.rules : profile_rules(options.profile); }
+
+Rules rules_of(const QuantizedTensor& q) { return q.rules ? *q.rules : profile_rules(q.profile); }
+
 }  // namespace qscheme

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scheme/rules.hpp"
 #include "scheme/scheme.hpp"
 #include "scheme/status.hpp"
 
@@ -49,7 +50,14 @@ struct QuantizeOptions {
   Calibration calibration = Calibration::minmax;
   // When set, calibration is skipped and these scales are used.
   std::optional<GivenScales> scales;
+  // When set, this point of the rule space (scheme/rules.hpp, a recipe's rules) decides every
+  // step instead of `profile`. A point that is a profile's behaves as that profile. The fast
+  // engine runs the three profiles' points only.
+  std::optional<Rules> rules;
 };
+
+// The point options select: options.rules, else the profile's.
+Rules rules_of(const QuantizeOptions& options);
 
 // A quantized tensor in logical form.
 struct QuantizedTensor {
@@ -65,8 +73,14 @@ struct QuantizedTensor {
   std::vector<std::uint32_t> scale_bits;
   // The f32 bit pattern of the per-tensor scale of a two-level scheme.
   std::optional<std::uint32_t> global_bits;
+  // The point of the rule space the tensor was quantized under, when it is not a profile's
+  // (then `profile` is exact and not consulted). Dequantize and encode follow it.
+  std::optional<Rules> rules;
 
   friend bool operator==(const QuantizedTensor&, const QuantizedTensor&) = default;
 };
+
+// The point q follows: q.rules, else its profile's.
+Rules rules_of(const QuantizedTensor& q);
 
 }  // namespace qscheme

@@ -9,6 +9,7 @@
 
 #include "reference/reference.hpp"
 #include "scheme/ostream.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "oracle/check.hpp"
 
@@ -294,6 +295,58 @@ BOOST_AUTO_TEST_CASE(a_candidate_of_another_shape_is_a_size_mismatch_naming_both
              st.message());
   BOOST_TEST(st.message().find("transposed or reshaped") != std::string::npos, st.message());
   c.shape = std::vector<std::uint64_t>{6};
+  BOOST_TEST(oracle::check(rq, c).status().code() == ErrorCode::size_mismatch);
+}
+
+// A recipe's point the fast engine does not run: the engine table's refusal sends check to the
+// reference for the expected output. ggml q8_0 on a block of amax 127: d = 127 / 127 = 1 (f16
+// 0x3C00), and 2.5 * (1 / d) rounds half away (roundf) to 3, where the exact profile's ties to
+// even give 2.
+BOOST_AUTO_TEST_CASE(a_recipe_point_the_fast_engine_refuses_is_checked_against_the_reference) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = 127.0f;
+  x[1] = 2.5f;
+  CheckRequest rq = request("q8_0", {32}, x);
+  rq.options = recipe_options(*find_recipe("ggml-q8_0").value());
+  std::vector<std::int32_t> ggml(32, 0);
+  ggml[0] = 127;
+  ggml[1] = 3;
+  Candidate c = codes(ggml);
+  c.scale_bits = std::vector<std::uint32_t>{0x3C00u};
+  auto r = oracle::check(rq, c);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(r->identical);
+
+  Candidate values;
+  values.kind = CandidateKind::dequantized;
+  values.values.assign(32, 0.0f);
+  values.values[0] = 127.0f;
+  values.values[1] = 3.0f;
+  r = oracle::check(rq, values);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(r->identical);
+
+  // Ties to even (the exact profile's) differ in one element; no profile deviation is named.
+  Candidate even = c;
+  even.codes[1] = 2;
+  r = oracle::check(rq, even);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(!r->identical);
+  BOOST_TEST(r->differing_elements == 1u);
+  BOOST_REQUIRE(r->first.size() == 1u);
+  BOOST_TEST(r->first[0].expected_code == 3);
+  BOOST_TEST(r->first[0].expected_value == 3.0f);
+  BOOST_TEST(r->first[0].found_value.value_or(-1.0f) == 2.0f);
+  BOOST_TEST(r->diagnosis.empty());
+  // Under the exact profile the ggml candidate is the one that differs.
+  rq.options = {};
+  r = oracle::check(rq, c);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST(r->differing_elements == 1u);
+
+  // The shape rule holds under a recipe too.
+  rq.options = recipe_options(*find_recipe("ggml-q8_0").value());
+  c.shape = std::vector<std::uint64_t>{2, 16};
   BOOST_TEST(oracle::check(rq, c).status().code() == ErrorCode::size_mismatch);
 }
 

@@ -1,8 +1,10 @@
 // `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
 // (tools/file_formats.hpp: *.npy, or `-` for standard output).
-// Scheme, shape and profile come from Q.json; a .bin file needs --scheme and --shape (profile:
-// exact unless given). With Q.json, --profile overrides the file's profile, and --scheme /
-// --shape, when given, must agree with the file. Nothing is written on error.
+// Scheme, shape and rules (profile, or a point of the rule space) come from Q.json; a .bin file
+// needs --scheme and --shape (or --recipe, whose scheme is the default), its bytes in Burn's
+// layout or ggml's (--byte-format, default the recipe's). With Q.json, --profile or --recipe
+// overrides the file's rules, and --scheme / --shape, when given, must agree with the file.
+// Nothing is written on error.
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "io/huge_pages.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
+#include "tools/recipe_options.hpp"
 #include "tools/shape_arg.hpp"
 
 namespace qscheme::cli {
@@ -32,6 +35,7 @@ struct DequantizeArgs {
   std::optional<std::string> scheme;
   std::optional<std::string> shape;
   std::optional<std::string> profile;
+  RecipeArgs recipe;
   std::string engine{oracle::kDefaultEngine};
   std::optional<std::string> threads;
 };
@@ -41,7 +45,8 @@ struct DequantizeArgs {
 struct Inputs {
   std::optional<Scheme> scheme;
   std::optional<std::vector<std::uint64_t>> shape;
-  std::optional<Profile> profile;
+  std::optional<Rules> rules;  // --recipe's, --profile's, else the file's; exact's without any
+  ByteFormat format = ByteFormat::burn;
   std::vector<std::uint8_t> bytes;
 };
 
@@ -51,32 +56,48 @@ Status with_path(const std::string& path, const Status& st) {
 
 Result<Inputs> read_inputs(const DequantizeArgs& args) {
   Inputs in;
-  if (args.scheme) {
-    auto s = parse_scheme(*args.scheme);
+  auto recipe = chosen_recipe(args.recipe);
+  if (!recipe) return recipe.status();
+  auto format = chosen_format(args.recipe, *recipe);
+  if (!format) return format.status();
+  in.format = *format;
+  if (*recipe && args.profile) {
+    return Status(ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
+                                               "profiles are recipes too: --recipe exact, burn or onnx)");
+  }
+  const bool bin = has_extension(args.input, ".bin");
+  if (args.scheme || (*recipe && bin)) {
+    auto s = chosen_scheme(args.scheme, *recipe);
     if (!s) return s.status();
     in.scheme = *s;
   }
+  if (*recipe) in.rules = (*recipe)->rules;
   if (args.shape) {
     auto s = parse_shape(*args.shape);
     if (!s) return s.status();
     in.shape = std::move(*s);
   }
   if (args.profile) {
-    in.profile = profile_from_string(*args.profile);
-    if (!in.profile) {
+    const std::optional<Profile> p = profile_from_string(*args.profile);
+    if (!p) {
       return Status(ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list());
     }
+    in.rules = profile_rules(*p);
   }
-  if (has_extension(args.input, ".bin")) {
+  if (bin) {
     auto bytes = io::read_bytes(args.input);
     if (!bytes) return bytes.status();
     if (!in.scheme || !in.shape) {
       return Status(ErrorCode::invalid_argument,
-                    "a .bin input holds only the serialized bytes; give --scheme and --shape");
+                    "a .bin input holds only the serialized bytes; give --scheme (or --recipe) and --shape");
     }
     in.bytes = std::move(*bytes);
     return in;
   }
+  if (args.recipe.byte_format) {
+    return Status(ErrorCode::invalid_argument, "--byte-format is the layout of a .bin input; Q.json holds Burn's");
+  }
+  in.format = ByteFormat::burn;
   auto doc = io::qjson::read_file(args.input);  // its errors name the file
   if (!doc) return doc.status();
   if (in.scheme && !(*in.scheme == doc->scheme)) {
@@ -86,11 +107,24 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   if (in.shape && *in.shape != doc->shape) {
     return Status(ErrorCode::invalid_argument, "--shape disagrees with the shape " + printable(args.input) + " holds");
   }
+  if (*recipe && !recipe_accepts(**recipe, doc->scheme)) {
+    return Status(ErrorCode::invalid_argument, "--recipe " + std::string((*recipe)->name) + " reproduces " +
+                                                   std::string((*recipe)->schemes) + ", not " + printable(args.input) +
+                                                   "'s '" + format_scheme(doc->scheme) + "'");
+  }
   in.scheme = doc->scheme;
   in.shape = std::move(doc->shape);
-  if (!in.profile) in.profile = doc->profile;
+  if (!in.rules) in.rules = doc->rules ? *doc->rules : profile_rules(doc->profile);
   in.bytes = std::move(doc->bytes);
   return in;
+}
+
+// The bytes as f32 under rules other than a profile's, or in ggml's blocks: through the logical
+// tensor (the engine's decode_as; an engine that does not run the point or the format says so).
+Result<std::vector<float>> dequantize_via_tensor(const oracle::Engine& engine, const Inputs& in) {
+  auto q = engine.decode_as(*in.scheme, *in.shape, in.bytes, *in.rules, in.format);
+  if (!q) return q.status();
+  return engine.dequantize(*q);
 }
 
 int run_dequantize(const DequantizeArgs& args) {
@@ -103,15 +137,23 @@ int run_dequantize(const DequantizeArgs& args) {
   if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
-  // The same path for both inputs: serialized bytes straight to f32 (the engine's
-  // dequantize_bytes: no tensor of i32 codes between).
-  auto l = layout_for_bytes(*in->scheme, *in->shape, in->bytes.size());
-  if (!l) return report(with_path(args.input, l.status()));
+  const Rules rules = in->rules.value_or(profile_rules(Profile::exact));
+  const std::optional<Profile> profile = profile_of(rules);
   std::vector<float> y;
-  io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
-  const Status st =
-      (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, in->profile.value_or(Profile::exact), y);
-  if (!st.ok()) return report(with_path(args.input, st));
+  if (profile && in->format == ByteFormat::burn) {
+    // The same path for both inputs: serialized bytes straight to f32 (the engine's
+    // dequantize_bytes: no tensor of i32 codes between).
+    auto l = layout_for_bytes(*in->scheme, *in->shape, in->bytes.size());
+    if (!l) return report(with_path(args.input, l.status()));
+    io::resize_on_huge_pages(y, static_cast<std::size_t>(l->elements));
+    const Status st = (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, *profile, y);
+    if (!st.ok()) return report(with_path(args.input, st));
+  } else {
+    in->rules = rules;
+    auto values = dequantize_via_tensor(**engine, *in);
+    if (!values) return report(with_path(args.input, values.status()));
+    y = std::move(*values);
+  }
   std::vector<std::uint8_t>().swap(in->bytes);
   const Status written = io::npy::write_f32_file(args.output, *in->shape, y);
   if (!written.ok()) {
@@ -130,9 +172,11 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--input", args->input, "Q.json, or *.bin serialized bytes (then --scheme and --shape)")->required();
   app->add_option("--output", args->output, "output .npy (float32, C order), or - for standard output")->required();
   app->add_option("--format", args->format, format_option_help(kDequantizeFormats));
-  app->add_option("--scheme", args->scheme, "scheme of a .bin input (with Q.json: must match the file)");
+  app->add_option("--scheme", args->scheme,
+                  "scheme of a .bin input (with Q.json: must match the file; with --recipe: the recipe's by default)");
   app->add_option("--shape", args->shape, "shape of a .bin input, e.g. 4,8 (with Q.json: must match the file)");
   app->add_option("--profile", args->profile, profile_list() + " (default: the file's, exact for .bin)");
+  add_recipe_options(*app, args->recipe);
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_dequantize(*args); }});

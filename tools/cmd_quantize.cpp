@@ -1,6 +1,7 @@
 // `qscheme quantize`: an f32 .npy tensor to a quantized tensor, written as Q.json (.json) or as
-// the raw serialized bytes (.bin, the engine's quantize_bytes); tools/file_formats.hpp decides
-// which. Nothing is written on error.
+// the raw serialized bytes (.bin: the engine's quantize_bytes in Burn's layout, or ggml's blocks
+// with --byte-format ggml); tools/file_formats.hpp decides which. The rules are a profile's
+// (--profile) or a recipe's (--recipe). Nothing is written on error.
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
+#include "tools/recipe_options.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
@@ -26,8 +28,9 @@ namespace qscheme::cli {
 namespace {
 
 struct QuantizeArgs {
-  std::string scheme;
-  std::string profile = "exact";
+  std::optional<std::string> scheme;
+  std::optional<std::string> profile;
+  RecipeArgs recipe;
   std::string calibration = "minmax";
   std::string engine{oracle::kDefaultEngine};
   std::string input;
@@ -45,12 +48,23 @@ int run_quantize(const QuantizeArgs& args) {
   const Status distinct = output_differs_from_inputs(
       {"--output", &args.output}, {{"--input", &args.input}, {"--scales", scales_file ? &*args.scales : nullptr}});
   if (!distinct.ok()) return report(distinct);
-  auto scheme = parse_scheme(args.scheme);
+  auto recipe = chosen_recipe(args.recipe);
+  if (!recipe) return report(recipe.status());
+  auto scheme = chosen_scheme(args.scheme, *recipe);
   if (!scheme) return report(scheme.status());
+  auto byte_format = chosen_format(args.recipe, *recipe);
+  if (!byte_format) return report(byte_format.status());
+  if (args.recipe.byte_format && format->name != "bin") {
+    return report({ErrorCode::invalid_argument, "--byte-format is the layout of a .bin output; Q.json holds Burn's"});
+  }
+  if (*recipe && args.profile) {
+    return report({ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
+                                                "profiles are recipes too: --recipe exact, burn or onnx)"});
+  }
   QuantizeOptions options;
-  const auto profile = profile_from_string(args.profile);
+  const auto profile = profile_from_string(args.profile.value_or("exact"));
   if (!profile) {
-    return report({ErrorCode::invalid_argument, "--profile: " + quote(args.profile) + " is not " + profile_list()});
+    return report({ErrorCode::invalid_argument, "--profile: " + quote(*args.profile) + " is not " + profile_list()});
   }
   options.profile = *profile;
   const auto calibration = calibration_from_string(args.calibration);
@@ -76,12 +90,22 @@ int run_quantize(const QuantizeArgs& args) {
     }
     options.scales = std::move(given);
   }
+  if (*recipe) options = recipe_options(**recipe, std::move(options));
 
   auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
   if (x->dtype != io::npy::Dtype::f32) {
     return report({ErrorCode::unsupported_npy, printable(args.input) + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
+  }
+  if (format->name == "bin" && *byte_format == ByteFormat::ggml) {
+    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
+    if (!q) return report(q.status());
+    auto bytes = (*engine)->encode_as(*q, ByteFormat::ggml);
+    if (!bytes) return report(bytes.status());
+    const Status st = io::write_bytes(args.output, *bytes);
+    if (!st.ok()) return report(st);
+    return kExitOk;
   }
   // Both outputs start from the serialized bytes: Q.json is written from them, so that no
   // tensor of i32 codes exists beside the input.
@@ -96,10 +120,14 @@ int run_quantize(const QuantizeArgs& args) {
   // The text goes to the file as it is formatted, never whole in memory.
   auto out = io::OutputFile::open(args.output);
   if (!out) return report(out.status());
-  const Status st = io::qjson::write(*scheme, options.profile, x->shape, *bytes,
+  const Status st = io::qjson::write(*scheme, rules_of(options), x->shape, *bytes,
                                      [&](std::span<const std::uint8_t> piece) { return out->write(piece); });
-  // Only the file can fail here: bytes the engine made that do not check are a bug.
-  if (!st.ok()) return report(st.code() == ErrorCode::io_error ? st : Status(ErrorCode::internal, st.message()));
+  // Only the file, or a scale JSON cannot write (an infinite one, which some recipes store), can
+  // fail here: bytes the engine made that do not check are a bug.
+  if (!st.ok()) {
+    const bool expected = st.code() == ErrorCode::io_error || st.code() == ErrorCode::invalid_argument;
+    return report(expected ? st : Status(ErrorCode::internal, st.message()));
+  }
   const Status committed = out->commit();
   if (!committed.ok()) return report(committed);
   return kExitOk;
@@ -110,8 +138,10 @@ int run_quantize(const QuantizeArgs& args) {
 void add_quantize(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<QuantizeArgs>();
   CLI::App* app = root.add_subcommand("quantize", "Quantize an f32 .npy tensor; write Q.json (*.json) or raw bytes (*.bin)");
-  app->add_option("--scheme", args->scheme, "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4")->required();
+  app->add_option("--scheme", args->scheme,
+                  "scheme text or preset, e.g. q8s:block[32]=f16 or nvfp4 (default with --recipe: the recipe's)");
   app->add_option("--profile", args->profile, "arithmetic profile: " + profile_list() + " (default exact)");
+  add_recipe_options(*app, args->recipe);
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);

@@ -21,6 +21,7 @@ CommandLine::CommandLine() : app_{"qscheme: exact, fast tensor quantization sche
   add_check(app_, commands_);
   add_vectors(app_, commands_);
   add_conformance(app_, commands_);
+  add_recipes(app_, commands_);
 }
 
 ParseOutcome CommandLine::parse(int argc, const char* const* argv) {

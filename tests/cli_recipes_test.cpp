@@ -1,0 +1,218 @@
+// The recipe options of the command line, run as a process: `qscheme recipes`, and quantize /
+// dequantize / vectors with --recipe on the reference engine, checked against the golden data
+// the implementations produced (tests/data/recipes); the fast engine refuses a recipe it does not
+// run with a typed error and writes nothing.
+#include <boost/test/unit_test.hpp>
+
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/file_io.hpp"
+#include "io/npy.hpp"
+#include "scheme/recipes.hpp"
+#include "tests/support/run_process.hpp"
+
+#ifndef QSCHEME_BIN
+#error "QSCHEME_BIN must name the qscheme executable"
+#endif
+
+using namespace qscheme;
+namespace fs = std::filesystem;
+using qscheme::testing::Run;
+using qscheme::testing::slurp;
+
+namespace {
+
+const fs::path kData = QSCHEME_RECIPES_DIR;
+
+struct Scratch : qscheme::testing::Scratch {
+  Scratch() : qscheme::testing::Scratch("qscheme_cli_recipes_test") {}
+};
+
+Run qscheme_run(const std::vector<std::string>& args) { return qscheme::testing::run_process(QSCHEME_BIN, args); }
+
+std::string describe(const Run& r) { return "exit " + std::to_string(r.status) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
+
+void expect_user_error(const Run& r, std::string_view code) {
+  BOOST_TEST(r.status == 2, describe(r));
+  BOOST_TEST(r.err.find("error: " + std::string(code) + ": ") != std::string::npos, describe(r));
+}
+
+std::vector<std::uint8_t> bytes_of(const fs::path& p) {
+  auto b = io::read_bytes(p.string());
+  BOOST_TEST_REQUIRE(b.ok(), b.status().to_string());
+  return *b;
+}
+
+std::vector<std::uint32_t> npy_bits(const fs::path& p) {
+  auto a = io::npy::read_file(p.string());
+  BOOST_TEST_REQUIRE(a.ok(), a.status().to_string());
+  std::vector<std::uint32_t> out;
+  for (float f : a->f32) out.push_back(std::bit_cast<std::uint32_t>(f));
+  return out;
+}
+
+std::vector<std::uint32_t> raw_bits(const fs::path& p) {
+  const std::vector<std::uint8_t> b = bytes_of(p);
+  std::vector<std::uint32_t> out(b.size() / 4);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<std::uint32_t>(b[4 * i]) | static_cast<std::uint32_t>(b[4 * i + 1]) << 8 |
+             static_cast<std::uint32_t>(b[4 * i + 2]) << 16 | static_cast<std::uint32_t>(b[4 * i + 3]) << 24;
+  }
+  return out;
+}
+
+const std::string kCrafted = (kData / "inputs" / "crafted.npy").string();
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(recipes_lists_every_recipe_with_all_its_rules) {
+  const Run r = qscheme_run({"recipes", "--json"});
+  BOOST_TEST_REQUIRE(r.status == 0, describe(r));
+  const auto j = nlohmann::json::parse(r.out);
+  BOOST_TEST_REQUIRE(j.size() == recipes().size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    BOOST_TEST(j[i]["name"].get<std::string>() == recipes()[i].name);
+    BOOST_TEST(j[i]["rules"].size() == rule_fields().size());
+    BOOST_TEST(!j[i]["source"].get<std::string>().empty());
+    BOOST_TEST((parse_rules(j[i]["rules_text"].get<std::string>()).value() == recipes()[i].rules));
+  }
+  const Run text = qscheme_run({"recipes"});
+  BOOST_TEST(text.status == 0);
+  for (const Recipe& rec : recipes()) BOOST_TEST(text.out.find(std::string(rec.name) + "\n") != std::string::npos);
+  const Run fields = qscheme_run({"recipes", "--rules"});
+  BOOST_TEST(fields.status == 0);
+  for (const RuleField& f : rule_fields()) BOOST_TEST(fields.out.find(std::string(f.name) + ": ") != std::string::npos);
+}
+
+// quantize --recipe writes ggml's own blocks, equal to the blocks ggml wrote; dequantize --recipe
+// reads them back to ggml's dequantized values.
+BOOST_AUTO_TEST_CASE(ggml_recipes_reproduce_ggml_bytes_through_the_command_line) {
+  Scratch s;
+  for (const char* recipe : {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0"}) {
+    BOOST_TEST_CONTEXT(recipe) {
+      const std::string bin = (s / (std::string(recipe) + ".bin"));
+      const Run q = qscheme_run({"quantize", "--recipe", recipe, "--engine", "reference", "--input", kCrafted,
+                                 "--output", bin});
+      BOOST_TEST_REQUIRE(q.status == 0, describe(q));
+      BOOST_TEST((bytes_of(bin) == bytes_of(kData / recipe / "crafted.blocks")));
+      const std::string y = (s / (std::string(recipe) + ".npy"));
+      const Run d = qscheme_run({"dequantize", "--recipe", recipe, "--engine", "reference", "--input", bin,
+                                 "--shape", "30,32", "--output", y});
+      BOOST_TEST_REQUIRE(d.status == 0, describe(d));
+      BOOST_TEST((npy_bits(y) == raw_bits(kData / recipe / "crafted.deq.f32")));
+    }
+  }
+}
+
+// Q.json carries the rules: a ggml q4_0 tensor (signed scales) written as Q.json dequantizes
+// without --recipe to ggml's values; torch's given scales go through --scales.
+BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
+  Scratch s;
+  const std::string randn = (kData / "inputs" / "randn.npy").string();
+  const std::string qj = (s / "q4.json");
+  const Run q = qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--engine", "reference", "--input", randn,
+                             "--output", qj});
+  BOOST_TEST_REQUIRE(q.status == 0, describe(q));
+  BOOST_TEST(slurp(qj).find("\"rules\": ") != std::string::npos);
+  const std::string y = (s / "q4.npy");
+  const Run d = qscheme_run({"dequantize", "--engine", "reference", "--input", qj, "--output", y});
+  BOOST_TEST_REQUIRE(d.status == 0, describe(d));
+  BOOST_TEST((npy_bits(y) == raw_bits(kData / "ggml-q4_0" / "randn.deq.f32")));
+
+  const std::string tj = (s / "torch.json");
+  const Run t = qscheme_run({"quantize", "--recipe", "torch-qint8", "--engine", "reference", "--scales", "0.1",
+                             "--input", kCrafted, "--output", tj});
+  BOOST_TEST_REQUIRE(t.status == 0, describe(t));
+  const std::string ty = (s / "torch.npy");
+  const Run td = qscheme_run({"dequantize", "--engine", "reference", "--input", tj, "--output", ty});
+  BOOST_TEST_REQUIRE(td.status == 0, describe(td));
+  BOOST_TEST((npy_bits(ty) == raw_bits(kData / "torch-qint8" / "crafted-per-tensor.deq.f32")));
+
+  // ggml's f16 scale that overflowed to inf has no Q.json form: an error, nothing written.
+  const std::string inf_json = (s / "inf.json");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", "reference", "--input", kCrafted,
+                                 "--output", inf_json}),
+                    "invalid-argument");
+  BOOST_TEST(!fs::exists(inf_json));
+}
+
+// The fast engine runs the profiles only: another recipe is a typed error and writes nothing;
+// a profile's recipe runs as that profile.
+BOOST_AUTO_TEST_CASE(fast_engine_refuses_a_recipe_it_does_not_run) {
+  Scratch s;
+  const std::string out = (s / "x.bin");
+  for (const char* recipe : {"ggml-q8_0", "ocp-mx", "nvidia-nvfp4"}) {
+    const Run r = qscheme_run({"quantize", "--recipe", recipe, "--input", kCrafted, "--output", out});
+    expect_user_error(r, "unsupported-profile");
+    BOOST_TEST(r.err.find("fast engine") != std::string::npos, describe(r));
+    BOOST_TEST(!fs::exists(out));
+  }
+  const std::string a = (s / "a.bin");
+  const std::string b = (s / "b.bin");
+  const std::string randn = (kData / "inputs" / "randn.npy").string();
+  BOOST_TEST(qscheme_run({"quantize", "--recipe", "burn", "--scheme", "q8_0", "--input", randn, "--output", a}).status == 0);
+  BOOST_TEST(qscheme_run({"quantize", "--profile", "burn", "--scheme", "q8_0", "--input", randn, "--output", b}).status == 0);
+  BOOST_TEST((bytes_of(a) == bytes_of(b)));
+}
+
+BOOST_AUTO_TEST_CASE(recipe_options_are_checked) {
+  Scratch s;
+  const std::string out = (s / "x.bin");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "nope", "--input", kCrafted, "--output", out}), "invalid-argument");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--profile", "burn", "--engine", "reference",
+                                 "--input", kCrafted, "--output", out}),
+                    "invalid-argument");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--scheme", "mxfp8", "--engine", "reference",
+                                 "--input", kCrafted, "--output", out}),
+                    "invalid-argument");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--byte-format", "gguf", "--engine", "reference",
+                                 "--input", kCrafted, "--output", out}),
+                    "invalid-argument");
+  // ggml's blocks hold no partial block: a row of 40 is refused.
+  const std::string odd = (s / "odd.npy");
+  auto npy = io::npy::serialize_f32(std::vector<std::uint64_t>{2, 40}, std::vector<float>(80, 1.0f));
+  BOOST_TEST_REQUIRE(io::write_bytes(odd, *npy).ok());
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", "reference", "--input", odd,
+                                 "--output", out}),
+                    "invalid-argument");
+  BOOST_TEST(!fs::exists(out));
+}
+
+// --format chooses the file (json or bin, needed for `-`), --byte-format the layout of a .bin:
+// ggml's blocks reach standard output, and a layout for Q.json, which holds Burn's, is refused.
+BOOST_AUTO_TEST_CASE(byte_format_and_file_format_are_separate_options) {
+  Scratch s;
+  const Run out = qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", "reference", "--input", kCrafted,
+                               "--output", "-", "--format", "bin"});
+  BOOST_TEST_REQUIRE(out.status == 0, describe(out));
+  const std::vector<std::uint8_t> blocks = bytes_of(kData / "ggml-q8_0" / "crafted.blocks");
+  BOOST_TEST((std::vector<std::uint8_t>(out.out.begin(), out.out.end()) == blocks));
+  const std::string qj = (s / "q.json");
+  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--byte-format", "ggml", "--engine", "reference",
+                                 "--input", kCrafted, "--output", qj}),
+                    "invalid-argument");
+  BOOST_TEST(!fs::exists(qj));
+  const std::string randn = (kData / "inputs" / "randn.npy").string();
+  BOOST_TEST_REQUIRE(qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--engine", "reference", "--input", randn,
+                                  "--output", qj}).status == 0);
+  expect_user_error(qscheme_run({"dequantize", "--byte-format", "ggml", "--engine", "reference", "--input", qj,
+                                 "--output", (s / "y.npy")}),
+                    "invalid-argument");
+}
+
+BOOST_AUTO_TEST_CASE(vectors_exports_a_recipe) {
+  Scratch s;
+  const std::string dir = (s / "v");
+  const Run r = qscheme_run({"vectors", "--recipe", "ggml-q4_0", "--out", dir});
+  BOOST_TEST_REQUIRE(r.status == 0, describe(r));
+  const auto index = nlohmann::json::parse(slurp(dir + "/index.json"));
+  BOOST_TEST(index["recipe"].get<std::string>() == "ggml-q4_0");
+  BOOST_TEST_REQUIRE(!index["cases"].empty());
+  for (const auto& c : index["cases"]) {
+    BOOST_TEST(c["profiles"].size() == 1u);
+    BOOST_TEST(c["profiles"].contains("ggml-q4_0"));
+  }
+}
