@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/support/run_process.hpp"
+#include "tests/support/sanitized.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
 #include "oracle/onnx/conformance.hpp"
@@ -184,7 +185,15 @@ BOOST_AUTO_TEST_CASE(deterministic_and_verified_by_check) {
   const auto index = nlohmann::json::parse(ta.at("index.json"));
   int checked = 0;
   int errors = 0;
+  int cases_run = 0;
+  // Every case in the release suite; under a sanitizer, where each of these ~1,500 processes
+  // starts about ten times slower, every 11th (11 is prime to the 8 cases of a scheme, so the
+  // sample meets every kind of case and most schemes).
+  const std::size_t stride = qscheme::testing::SanitizerStride(11);
+  std::size_t case_index = 0;
   for (const auto& c : index["cases"]) {
+    if (case_index++ % stride != 0) continue;
+    ++cases_run;
     const fs::path dir = a.dir / c["dir"].get<std::string>();
     std::vector<std::string> base{"--scheme", c["scheme"].get<std::string>(), "--input", (dir / "input.npy").string()};
     if (c.contains("given_scales")) {
@@ -218,9 +227,10 @@ BOOST_AUTO_TEST_CASE(deterministic_and_verified_by_check) {
   }
   // 16 schemes x 8 cases x 3 profiles, 4 representations each, less the profile errors.
   BOOST_TEST(index["cases"].size() == 16u * 8u);
-  BOOST_TEST(checked == 4 * (16 * 8 * 3 - errors));
-  BOOST_TEST(checked > 4 * 16 * 8 * 2 - 4 * errors);
-  BOOST_TEST(errors > 0);
+  BOOST_TEST(cases_run == static_cast<int>((16 * 8 + stride - 1) / stride));
+  BOOST_TEST(checked == 4 * (cases_run * 3 - errors));
+  BOOST_TEST(checked > 4 * cases_run * 2 - 4 * errors);
+  if (stride == 1) BOOST_TEST(errors > 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
