@@ -13,15 +13,6 @@ namespace {
 using qscheme::ErrorCode;
 namespace qjson = qscheme::io::qjson;
 
-qscheme::io::json::Source in_pieces(std::string_view text, std::size_t step) {
-  return [text, step, at = std::size_t{0}](std::span<char> buffer) mutable -> qscheme::Result<std::size_t> {
-    const std::size_t n = std::min({step, buffer.size(), text.size() - at});
-    std::copy_n(text.data() + at, n, buffer.data());
-    at += n;
-    return n;
-  };
-}
-
 bool expected_code(ErrorCode c) {
   switch (c) {
     case ErrorCode::invalid_argument:
@@ -61,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto whole = qjson::read(qscheme::io::json::text_source(text), text.size());
   FUZZ_TRACE("trace: qjson -> %s\n", whole.ok() ? "ok" : whole.status().to_string().c_str());
   for (std::size_t step : {std::size_t{1}, std::size_t{3}}) {
-    const auto piecewise = qjson::read(in_pieces(text, step), text.size());
+    const auto piecewise = qjson::read(qscheme::io::json::text_source(text, step), text.size());
     FUZZ_ASSERT_MSG(piecewise.ok() == whole.ok(), "pieces of " + std::to_string(step) + " change the outcome");
     if (!whole.ok()) {
       FUZZ_ASSERT_MSG(piecewise.status().to_string() == whole.status().to_string(), piecewise.status().to_string());

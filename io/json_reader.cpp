@@ -5,9 +5,9 @@
 
 namespace qscheme::io::json {
 
-Source text_source(std::string_view text) {
-  return [text, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
-    const std::size_t n = std::min(buffer.size(), text.size() - at);
+Source text_source(std::string_view text, std::size_t max_piece) {
+  return [text, max_piece, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
+    const std::size_t n = std::min({max_piece, buffer.size(), text.size() - at});
     if (n) std::memcpy(buffer.data(), text.data() + at, n);
     at += n;
     return n;

@@ -22,8 +22,9 @@ namespace qscheme::io::json {
 // there, 0 at the end of the text.
 using Source = std::function<Result<std::size_t>(std::span<char> buffer)>;
 
-// A source over text in memory (which must outlive the reader).
-Source text_source(std::string_view text);
+// A source over text in memory (which must outlive the reader), handing out at most `max_piece`
+// bytes a call: a smaller piece lets a test feed the reader the way a slow pipe would.
+Source text_source(std::string_view text, std::size_t max_piece = SIZE_MAX);
 
 enum class Event : std::uint8_t {
   begin_object,

@@ -562,18 +562,8 @@ BOOST_AUTO_TEST_CASE(qjson_rejects_malformed_documents) {
 
 namespace {
 
-// A source that hands out `text` at most `step` bytes at a time.
-json::Source in_pieces(std::string_view text, std::size_t step) {
-  return [text, step, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
-    const std::size_t n = std::min({step, buffer.size(), text.size() - at});
-    std::copy_n(text.data() + at, n, buffer.data());
-    at += n;
-    return n;
-  };
-}
-
 Result<QuantizedTensor> read_doc(std::string_view text, std::size_t step) {
-  auto d = qjson::read(in_pieces(text, step), text.size());
+  auto d = qjson::read(io::json::text_source(text, step), text.size());
   if (!d) return d.status();
   return reference::decode(d->scheme, d->shape, d->bytes, d->profile);
 }

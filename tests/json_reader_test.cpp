@@ -13,18 +13,9 @@ using qscheme::io::json::Reader;
 
 namespace {
 
-io::json::Source in_pieces(std::string_view text, std::size_t step) {
-  return [text, step, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
-    const std::size_t n = std::min({step, buffer.size(), text.size() - at});
-    std::copy_n(text.data() + at, n, buffer.data());
-    at += n;
-    return n;
-  };
-}
-
 // The events of text as "kind:text" strings (string pieces joined), or the error.
 Result<std::vector<std::string>> events(std::string_view text, std::size_t step = 1 << 20, std::size_t chunk = 1 << 20) {
-  Reader r(in_pieces(text, step), chunk);
+  Reader r(io::json::text_source(text, step), chunk);
   std::vector<std::string> out;
   std::string str;
   while (true) {
@@ -79,7 +70,7 @@ BOOST_AUTO_TEST_CASE(valid_text_gives_its_events_in_pieces_of_any_size) {
 BOOST_AUTO_TEST_CASE(long_strings_arrive_in_bounded_pieces) {
   const std::string body(3 * Reader::kMaxPiece + 17, 'a');
   const std::string text = "[\"" + body + "\", 1]";  // outlives the reader, which holds a view of it
-  Reader r(in_pieces(text, 1000), 4096);
+  Reader r(io::json::text_source(text, 1000), 4096);
   BOOST_TEST((*r.next() == Event::begin_array));
   std::string got;
   int pieces = 0;

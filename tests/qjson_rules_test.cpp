@@ -22,18 +22,8 @@ namespace {
 
 Rules recipe_rules(std::string_view name) { return find_recipe(name).value()->rules; }
 
-// A source that hands out `text` at most `step` bytes at a time.
-json::Source in_pieces(std::string_view text, std::size_t step) {
-  return [text, step, at = std::size_t{0}](std::span<char> buffer) mutable -> Result<std::size_t> {
-    const std::size_t n = std::min({step, buffer.size(), text.size() - at});
-    std::copy_n(text.data() + at, n, buffer.data());
-    at += n;
-    return n;
-  };
-}
-
 Result<qjson::Document> read(std::string_view text, std::size_t step = 1 << 20) {
-  return qjson::read(in_pieces(text, step), text.size());
+  return qjson::read(io::json::text_source(text, step), text.size());
 }
 
 std::string zeros(int n) {
