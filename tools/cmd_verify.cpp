@@ -39,7 +39,10 @@ struct Tally {
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(shape[i]);
+  }
   return out + "]";
 }
 
