@@ -77,7 +77,7 @@ class CodeWalk {
 
 // Random access for a few elements: the field of row-major element n, read from the value
 // section, with the fields of each storage element in reverse order when `reversed` (the
-// packing-reversed deviation of oracle/variants.hpp). Precondition: l == make_layout(s, shape),
+// reversed packing order oracle/rule_search.hpp can name). Precondition: l == make_layout(s, shape),
 // n < l.elements.
 inline std::uint32_t field_at(const Scheme& s, const Layout& l, std::span<const std::uint8_t> values, std::uint64_t n,
                               bool reversed = false) {

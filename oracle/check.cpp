@@ -1,43 +1,43 @@
-// check(): the expected bytes from the fast engine, the comparison in the candidate's own
-// representation, then the diagnosis: the reference under each deviation on a few differing
-// blocks first, and on the whole tensor only for the deviations that pass there.
+// check(): the expected bytes from the fast engine (or the reference for points the fast engine
+// does not run), the comparison in the candidate's own representation, block by block, then the
+// rule-space search (rule_search.hpp) with the reference as its judge: each point on a few
+// differing blocks first, and on the whole tensor only when it reproduces those.
 #include "oracle/check.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <nlohmann/json.hpp>
+#include <map>
 
 #include "io/code_walk.hpp"
 #include "oracle/engine.hpp"
-#include "oracle/variants.hpp"
+#include "reference/calibrate.hpp"
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
+#include "reference/values.hpp"
 #include "scheme/checked.hpp"
+#include "scheme/text.hpp"
 
 namespace qscheme::oracle {
 namespace {
 
-// Differing blocks the deviations are first tried on: enough that a deviation that does not
-// reproduce the candidate fails there almost always, few enough to cost nothing next to one
-// pass over the tensor.
+// Differing blocks each point is first tried on: enough that a point that does not reproduce
+// the candidate fails there almost always, few enough to cost nothing next to one pass over the
+// tensor.
 constexpr std::size_t kTrialBlocks = 16;
+// Differing blocks whose dequantized values are compared (each valued exactly, block by block).
+constexpr std::size_t kValueBlocks = 4096;
 
-// Equal as stored f32 values: the same bits, or both NaN (NaN payloads are not meaningful).
-bool same_value(float a, float b) {
+// Equal as stored f32 values: the same bits, or both NaN (NaN payloads are not meaningful);
+// with zeros_equal (integer kinds, whose code 0 has no sign) +0 and -0 too.
+bool same_value(float a, float b, bool zeros_equal) {
   if (std::isnan(a) && std::isnan(b)) return true;
+  if (zeros_equal && a == 0.0f && b == 0.0f) return true;
   return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
-
-bool same_values(std::span<const float> a, std::span<const float> b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!same_value(a[i], b[i])) return false;
-  }
-  return true;
 }
 
 std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int bytes) {
@@ -52,13 +52,30 @@ std::string dims(std::span<const std::uint64_t> shape) {
   return out + "]";
 }
 
-// A stored scale as an f32, with its sign where signed-scale rules set one (NaN for a pattern
-// that is no scale).
+// A stored scale as an f32, with its sign where signed-scale rules set one: +-inf for an
+// infinite pattern, NaN for a NaN pattern or one that is no scale.
 float scale_as_f32(ScaleDtype d, std::uint32_t bits) {
   const std::uint32_t sign = scale_sign_bit(d);
-  auto v = reference::scale_value(d, bits & ~sign);
+  const std::uint32_t mag = bits & ~sign;
+  const bool negative = (bits & sign) != 0;
+  const std::uint32_t inf = d == ScaleDtype::f32 ? 0x7F800000u : d == ScaleDtype::f16 ? 0x7C00u : d == ScaleDtype::bf16 ? 0x7F80u : 0;
+  if (inf && mag == inf) return negative ? -INFINITY : INFINITY;
+  auto v = reference::scale_value(d, mag);
   if (!v) return std::nanf("");
-  return (bits & sign) ? -v->f32 : v->f32;
+  return negative ? -v->f32 : v->f32;
+}
+
+// The options that run point r with the request's calibration and given scales.
+QuantizeOptions options_at(const QuantizeOptions& base, const Rules& r) {
+  QuantizeOptions o = base;
+  if (const std::optional<Profile> p = profile_of(r)) {
+    o.profile = *p;
+    o.rules.reset();
+  } else {
+    o.profile = Profile::exact;
+    o.rules = r;
+  }
+  return o;
 }
 
 // The stored fields of a serialized tensor, read where they lie.
@@ -79,20 +96,15 @@ struct Fields {
   }
 };
 
-// The row-major multi-index of element n.
-std::vector<std::uint64_t> unravel(const Layout& l, std::uint64_t n) {
-  std::vector<std::uint64_t> idx(l.shape.size());
-  for (std::size_t d = l.shape.size(); d-- > 0;) {
+std::uint64_t block_of(const Layout& l, std::uint64_t n) {
+  std::array<std::uint64_t, kMaxRank> idx{};
+  const std::size_t rank = l.shape.size();
+  for (std::size_t d = rank; d-- > 0;) {
     idx[d] = n % l.shape[d];
     n /= l.shape[d];
   }
-  return idx;
-}
-
-std::uint64_t block_of(const Layout& l, std::uint64_t n) {
-  const std::vector<std::uint64_t> idx = unravel(l, n);
   std::uint64_t b = 0;
-  for (std::size_t d = 0; d < idx.size(); ++d) b = b * l.blocks_per_dim[d] + idx[d] / l.block[d];
+  for (std::size_t d = 0; d < rank; ++d) b = b * l.blocks_per_dim[d] + idx[d] / l.block[d];
   return b;
 }
 
@@ -127,10 +139,9 @@ Box box_of(const Layout& l, std::uint64_t j) {
   return box;
 }
 
-// One element as a tensor of its own (every extent 1: one block, one scale), for the value of
-// a single code under the request's rules.
-QuantizedTensor single(const Scheme& s, const Rules& r, std::size_t rank, std::int32_t code, std::uint32_t scale,
-                       std::optional<std::uint32_t> global) {
+// Stored patterns as a tensor of the given shape under point r (one block: one scale).
+QuantizedTensor tensor_of(const Scheme& s, const Rules& r, std::vector<std::uint64_t> shape, std::vector<std::int32_t> codes,
+                          std::vector<std::uint32_t> scales, std::optional<std::uint32_t> global) {
   QuantizedTensor q;
   q.scheme = s;
   if (const std::optional<Profile> p = profile_of(r)) {
@@ -138,9 +149,9 @@ QuantizedTensor single(const Scheme& s, const Rules& r, std::size_t rank, std::i
   } else {
     q.rules = r;
   }
-  q.shape.assign(rank, 1);
-  q.codes = {code};
-  q.scale_bits = {scale};
+  q.shape = std::move(shape);
+  q.codes = std::move(codes);
+  q.scale_bits = std::move(scales);
   q.global_bits = global;
   return q;
 }
@@ -153,6 +164,11 @@ class Found {
   bool serialized() const { return c_.kind == CandidateKind::bytes || (c_.kind == CandidateKind::quantized && c_.encoded); }
   Fields fields() const { return {s_, l_, c_.bytes}; }
   std::int32_t code(std::uint64_t n) const { return serialized() ? fields().code(n) : c_.codes[n]; }
+  // Element n against a code of the scheme, in the candidate's packing order.
+  bool same_code(std::uint64_t n, std::int32_t code, bool reversed) const {
+    if (serialized()) return fields().field(n, reversed) == reference::field_of_code(s_, code);
+    return c_.codes[n] == code;
+  }
   std::optional<std::uint32_t> scale(std::uint64_t j) const {
     if (serialized()) return fields().scale(j);
     if (c_.scale_bits) return (*c_.scale_bits)[j];
@@ -167,15 +183,6 @@ class Found {
   const Candidate& c_;
   const Scheme& s_;
   const Layout& l_;
-};
-
-// What the comparison found, beyond the report's counts: where to look for a diagnosis.
-struct Differences {
-  std::vector<std::uint64_t> shown;   // the first kMaxShown differing elements
-  std::vector<std::uint64_t> blocks;  // the first kTrialBlocks distinct blocks that differ
-  void note_block(std::uint64_t b) {
-    if (blocks.size() < kTrialBlocks && std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
-  }
 };
 
 Status candidate_size(const Candidate& c, const CheckRequest& rq, const Layout& l) {
@@ -222,80 +229,156 @@ Status candidate_size(const Candidate& c, const CheckRequest& rq, const Layout& 
   return {};
 }
 
-// Does the output of variant v reproduce the candidate exactly, on the whole tensor?
-bool reproduces(const Variant& v, const CheckRequest& rq, const Candidate& c) {
-  auto q = quantize(v, rq.scheme, rq.shape, rq.x, rq.options);
-  if (!q) return false;
-  switch (c.kind) {
-    case CandidateKind::quantized: {
-      if (c.encoded) {
-        // Codes, scales and global, compared in their encoding (the normal packing order).
-        auto b = encode(base_variant(rq.options.profile, rq.scheme.value), *q);
-        return b && *b == c.bytes;
+// Burn has no ue8m0 scale: its profile cannot describe such a scheme.
+Status describable(const Rules& r, const Scheme& s) {
+  if (profile_of(r) == Profile::burn && (s.scale_dtype() == ScaleDtype::ue8m0 || s.tensor == ScaleDtype::ue8m0)) {
+    return Status(ErrorCode::unsupported_profile,
+                  "profile burn cannot describe '" + format_scheme(s) +
+                      "': Burn has no ue8m0 scales; check it against --profile exact or an MX recipe (--recipe ocp-mx, "
+                      "torchao-mx-floor, microxcaling, ...)");
+  }
+  return {};
+}
+
+// Where the candidate differs from the expected output, block by block.
+struct BlockTally {
+  std::uint64_t elements = 0;
+  bool scale_differs = false;
+};
+struct Differences {
+  std::size_t max_shown = 0;
+  std::vector<std::uint64_t> shown;            // the first max_shown differing elements
+  std::map<std::uint64_t, BlockTally> blocks;  // every differing block
+  bool global_differs = false;
+  void element(const Layout& l, std::uint64_t n) {
+    if (shown.size() < max_shown) shown.push_back(n);
+    ++blocks[block_of(l, n)].elements;
+  }
+};
+
+// The reference under any point, on the trial blocks or the whole tensor, against the candidate.
+class ReferenceJudge final : public Judge {
+ public:
+  ReferenceJudge(const CheckRequest& rq, const Layout& l, const Candidate& c, const Found& found,
+                 std::vector<std::uint64_t> trial, bool zeros_equal)
+      : rq_(rq), l_(l), c_(c), found_(found), trial_(std::move(trial)), zeros_equal_(zeros_equal) {
+    // Blocks can be quantized on their own when they are independent: a one-level block scheme
+    // (a per-tensor or a two-level scale depends on the whole tensor).
+    independent_ = rq.scheme.block && !rq.scheme.two_level() && l.scales > 1;
+    if (independent_) {
+      for (std::uint64_t j : trial_) {
+        boxes_.push_back(box_of(l, j));
+        trial_cost_ += boxes_.back().elements.size();
       }
-      if (q->codes != c.codes) return false;
-      if (c.scale_bits && *c.scale_bits != q->scale_bits) return false;
-      if (c.global_bits && c.global_bits != q->global_bits) return false;
-      return true;
-    }
-    case CandidateKind::bytes: {
-      auto b = encode(v, *q);
-      return b && *b == c.bytes;
-    }
-    case CandidateKind::dequantized: {
-      auto d = dequantize(v, *q);
-      return d && same_values(*d, c.values);
     }
   }
-  return false;
-}
 
-// The trial: blocks can be quantized on their own when they are independent, i.e. a one-level
-// block scheme (a per-tensor or a two-level scale depends on the whole tensor).
-bool blocks_independent(const Scheme& s, const Layout& l) { return s.block && !s.two_level() && l.scales > 1; }
-
-// Variant v quantizing block j on its own, as it would inside the whole tensor.
-Result<QuantizedTensor> quantize_block(const Variant& v, const CheckRequest& rq, const Box& box, std::uint64_t j) {
-  std::vector<float> x(box.elements.size());
-  for (std::size_t k = 0; k < x.size(); ++k) x[k] = rq.x[box.elements[k]];
-  QuantizeOptions options = rq.options;
-  if (options.scales) options.scales = GivenScales{{options.scales->block[j]}, std::nullopt};
-  return quantize(v, rq.scheme, box.shape, x, options);
-}
-
-// Whether variant v's output agrees with the candidate on block j (a necessary condition for
-// reproducing it: only a deviation passing every trial block is run on the whole tensor).
-bool agrees_on_block(const Variant& v, const CheckRequest& rq, const Layout& l, const Candidate& c, const Found& found,
-                     std::uint64_t j) {
-  const Box box = box_of(l, j);
-  auto q = quantize_block(v, rq, box, j);
-  if (!q) return true;  // undecided here; the whole tensor decides
-  switch (c.kind) {
-    case CandidateKind::dequantized: {
-      auto values = dequantize(v, *q);
-      if (!values) return true;
-      for (std::size_t k = 0; k < box.elements.size(); ++k) {
-        if (!same_value((*values)[k], c.values[box.elements[k]])) return false;
+  Outcome trial(const Rules& r, bool reversed) override {
+    if (!independent_) return whole(r, reversed);
+    Outcome o;
+    for (std::size_t t = 0; t < trial_.size(); ++t) {
+      const Box& box = boxes_[t];
+      const std::uint64_t j = trial_[t];
+      std::vector<float> x(box.elements.size());
+      for (std::size_t k = 0; k < x.size(); ++k) x[k] = rq_.x[box.elements[k]];
+      QuantizeOptions options = options_at(rq_.options, r);
+      if (options.scales) options.scales = GivenScales{{options.scales->block[j]}, std::nullopt};
+      auto q = reference::quantize(rq_.scheme, box.shape, x, options);
+      if (!q) {
+        o.refused = true;
+        o.elements += box.elements.size();
+        o.blocks.push_back(j);
+        continue;
       }
-      return true;
+      const std::uint64_t before = o.elements + o.scales;
+      compare(*q, box.elements, {j}, reversed, o);
+      if (o.elements + o.scales != before) o.blocks.push_back(j);
     }
-    case CandidateKind::bytes:
-    case CandidateKind::quantized: {
-      const bool reversed = c.kind == CandidateKind::bytes && v.reversed_packing;
-      for (std::size_t k = 0; k < box.elements.size(); ++k) {
-        const std::uint64_t n = box.elements[k];
-        if (found.serialized()) {
-          if (found.fields().field(n, reversed) != reference::field_of_code(rq.scheme, q->codes[k])) return false;
-        } else if (c.codes[n] != q->codes[k]) {
-          return false;
-        }
+    return o;
+  }
+
+  Outcome whole(const Rules& r, bool reversed) override {
+    Outcome o;
+    auto q = reference::quantize(rq_.scheme, rq_.shape, rq_.x, options_at(rq_.options, r));
+    if (!q) {
+      o.refused = true;
+      o.elements = l_.elements;
+      return o;
+    }
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(l_.elements));
+    for (std::size_t n = 0; n < all.size(); ++n) all[n] = n;
+    std::vector<std::uint64_t> scales(static_cast<std::size_t>(l_.scales));
+    for (std::size_t j = 0; j < scales.size(); ++j) scales[j] = j;
+    std::vector<bool> bad(scales.size(), false);
+    compare(*q, all, scales, reversed, o, &bad);
+    for (std::size_t j = 0; j < bad.size(); ++j) {
+      if (bad[j]) o.blocks.push_back(j);
+    }
+    return o;
+  }
+
+  std::uint64_t trial_cost() const override { return independent_ ? trial_cost_ : l_.elements; }
+  std::uint64_t whole_cost() const override { return l_.elements; }
+  std::vector<std::uint64_t> trial_blocks() const override { return trial_; }
+  bool packing_visible() const override {
+    return c_.kind == CandidateKind::bytes && rq_.scheme.store.kind != StoreKind::native;
+  }
+
+ private:
+  // q holds the elements `elements` (row-major, q's own order) and the scales `scales` of the
+  // tensor; the differences are added to o (and, per block, to bad when given).
+  void compare(const QuantizedTensor& q, const std::vector<std::uint64_t>& elements, const std::vector<std::uint64_t>& scales,
+               bool reversed, Outcome& o, std::vector<bool>* bad = nullptr) const {
+    auto mark = [&](std::uint64_t n) {
+      if (bad) (*bad)[block_of(l_, n)] = true;
+    };
+    if (c_.kind == CandidateKind::dequantized) {
+      auto values = reference::dequantize(q);
+      if (!values) {
+        o.refused = true;
+        o.elements += elements.size();
+        if (bad) std::fill(bad->begin(), bad->end(), true);
+        return;
       }
-      const auto scale = found.scale(j);
-      return !scale || *scale == q->scale_bits[0];
+      for (std::size_t k = 0; k < elements.size(); ++k) {
+        o.output.push_back(std::bit_cast<std::uint32_t>((*values)[k]));
+        if (same_value((*values)[k], c_.values[elements[k]], zeros_equal_)) continue;
+        ++o.elements;
+        mark(elements[k]);
+      }
+      return;
+    }
+    for (std::size_t k = 0; k < elements.size(); ++k) {
+      o.output.push_back(static_cast<std::uint32_t>(q.codes[k]));
+      if (found_.same_code(elements[k], q.codes[k], reversed)) continue;
+      ++o.elements;
+      mark(elements[k]);
+    }
+    for (std::size_t i = 0; i < scales.size(); ++i) {
+      o.output.push_back(q.scale_bits[i]);
+      const auto s = found_.scale(scales[i]);
+      if (!s || *s == q.scale_bits[i]) continue;
+      ++o.scales;
+      if (bad) (*bad)[scales[i]] = true;
+    }
+    if (q.global_bits) o.output.push_back(*q.global_bits);
+    const auto g = found_.global();
+    if (g && q.global_bits && *g != *q.global_bits) {
+      ++o.scales;
+      if (bad) std::fill(bad->begin(), bad->end(), true);
     }
   }
-  return true;
-}
+
+  const CheckRequest& rq_;
+  const Layout& l_;
+  const Candidate& c_;
+  const Found& found_;
+  std::vector<std::uint64_t> trial_;
+  bool zeros_equal_;
+  bool independent_ = false;
+  std::vector<Box> boxes_;
+  std::uint64_t trial_cost_ = 0;
+};
 
 // The comparison of a serialized candidate (bytes, or Q.json's codes and scales) with the
 // expected bytes. Equal bytes are the common case and cost one memcmp.
@@ -310,32 +393,44 @@ void compare_serialized(const Fields& expected, const Fields& found, bool count_
   for (std::uint64_t n = 0; n < l.elements; ++n, walk.next()) {
     if (walk.field(expected.bytes) == walk.field(found.bytes)) continue;
     ++r.differing_elements;
-    if (d.shown.size() < kMaxShown) d.shown.push_back(n);
-    if (d.blocks.size() < kTrialBlocks) d.note_block(block_of(l, n));
+    d.element(l, n);
   }
   for (std::uint64_t j = 0; j < l.scales; ++j) {
     if (expected.scale(j) == found.scale(j)) continue;
     ++r.differing_scales;
-    d.note_block(j);
+    d.blocks[j].scale_differs = true;
   }
-  if (expected.global() != found.global()) ++r.differing_scales;
+  if (expected.global() != found.global()) {
+    ++r.differing_scales;
+    d.global_differs = true;
+  }
 }
 
+std::string value_text(float v) { return fmt::format("{:.8g}", v); }
+
+Diagnosis diagnosis_of(const Explanation& e) { return {e.name(), e.description(), e}; }
+
 }  // namespace
+
+Rules accepting_any_pattern(Rules r) {
+  r.saturation = rule::Saturation::none;
+  r.scale_overflow = rule::ScaleOverflow::infinity;
+  r.statistic = rule::Statistic::signed_max;
+  return r;
+}
 
 Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
   auto layout = make_layout(rq.scheme, rq.shape);
   if (!layout) return layout.status();
   const Layout& l = *layout;
+  const Rules rules = rules_of(rq.options);
+  QSCHEME_RETURN_IF_ERROR(describable(rules, rq.scheme));
   const Engine* engine = rq.engine;
   if (!engine) {
     auto fast = find_engine(kDefaultEngine);
     if (!fast) return fast.status();
     engine = *fast;
   }
-  const Rules rules = rules_of(rq.options);
-  // A point of the rule space that is no profile's: the variants below are deviations from the
-  // profiles, so such a request is compared, not diagnosed.
   const bool profile_point = profile_of(rules).has_value();
   auto expected_bytes = engine->quantize_bytes(rq.scheme, rq.shape, rq.x, rq.options);
   if (!expected_bytes && !rq.engine && !profile_point && expected_bytes.status().code() == ErrorCode::unsupported_profile) {
@@ -350,12 +445,20 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
   QSCHEME_RETURN_IF_ERROR(candidate_size(c, rq, l));
   const Fields expected{rq.scheme, l, *expected_bytes};
   const Found found(c, rq.scheme, l);
+  const ScaleDtype sd = rq.scheme.scale_dtype();
+  const bool integer_kind = !info(rq.scheme.value).is_float;
 
   CheckReport r;
   r.kind = c.kind;
+  const std::string recipe = rq.recipe.empty() ? recipe_name_of(rules) : rq.recipe;
+  r.checked_against = recipe.empty() ? "requested" : recipe;
+  r.rules = format_rules(rules);
   r.elements = l.elements;
   r.scales = l.scales + (rq.scheme.two_level() ? 1 : 0);
+  r.scales_compared = c.kind != CandidateKind::dequantized && (found.serialized() || c.scale_bits.has_value());
+  r.zero_signs_equal = c.kind == CandidateKind::dequantized && integer_kind;
   Differences d;
+  d.max_shown = rq.max_shown.value_or(SIZE_MAX);
   std::vector<float> expected_values;  // dequantized candidates only
   if (found.serialized()) {
     compare_serialized(expected, found.fields(), c.kind == CandidateKind::bytes, r, d);
@@ -364,17 +467,19 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
     for (std::uint64_t n = 0; n < l.elements; ++n, walk.next()) {
       if (reference::code_of_field(rq.scheme, walk.field(expected.bytes)) == c.codes[n]) continue;
       ++r.differing_elements;
-      if (d.shown.size() < kMaxShown) d.shown.push_back(n);
-      if (d.blocks.size() < kTrialBlocks) d.note_block(block_of(l, n));
+      d.element(l, n);
     }
     if (c.scale_bits) {
       for (std::uint64_t j = 0; j < l.scales; ++j) {
         if (expected.scale(j) == (*c.scale_bits)[j]) continue;
         ++r.differing_scales;
-        d.note_block(j);
+        d.blocks[j].scale_differs = true;
       }
     }
-    if (c.global_bits && c.global_bits != expected.global()) ++r.differing_scales;
+    if (c.global_bits && c.global_bits != expected.global()) {
+      ++r.differing_scales;
+      d.global_differs = true;
+    }
   } else {
     if (profile_point) {
       expected_values.resize(static_cast<std::size_t>(l.elements));
@@ -388,154 +493,132 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
       expected_values = std::move(*values);
     }
     for (std::uint64_t n = 0; n < l.elements; ++n) {
-      if (same_value(c.values[n], expected_values[n])) continue;
+      if (same_value(c.values[n], expected_values[n], r.zero_signs_equal)) continue;
       ++r.differing_elements;
-      if (d.shown.size() < kMaxShown) d.shown.push_back(n);
-      if (d.blocks.size() < kTrialBlocks) d.note_block(block_of(l, n));
+      d.element(l, n);
     }
+  }
+  // Candidate scales that are inf or NaN, whether or not the expected one is too.
+  if (r.scales_compared) {
+    for (const auto& [j, tally] : d.blocks) {
+      if (tally.scale_differs && !std::isfinite(scale_as_f32(sd, found.scale(j).value()))) r.non_finite_scales.push_back(j);
+    }
+    if (d.global_differs && !std::isfinite(std::bit_cast<float>(found.global().value()))) r.non_finite_global = true;
   }
   r.identical = r.differing_elements == 0 && r.differing_scales == 0 && r.differing_bytes == 0;
   if (r.identical) return r;
+  r.differing_blocks = d.blocks.size();
 
-  // The first differences in detail: values of single elements, exactly.
-  const Variant base = base_variant(profile_of(rules).value_or(rq.options.profile), rq.scheme.value);
+  // The first differences in detail: values of single elements, exactly. The candidate's own
+  // value under the checked rules, widened to take any pattern it holds.
+  const Rules any_pattern = accepting_any_pattern(rules);
   const std::size_t rank = l.shape.size();
-  bool found_scales_valid = true;
-  if (c.kind != CandidateKind::dequantized) {
-    for (std::uint64_t j = 0; j < l.scales && found_scales_valid; ++j) {
-      found_scales_valid = scale_allowed(rules, rq.scheme.scale_dtype(), found.scale(j).value_or(expected.scale(j)));
-    }
-  }
   for (std::uint64_t n : d.shown) {
     Difference diff;
     diff.index = n;
     diff.input = rq.x[n];
     diff.expected_code = expected.code(n);
     diff.block = block_of(l, n);
-    diff.scale = scale_as_f32(rq.scheme.scale_dtype(), expected.scale(diff.block));
+    diff.scale = scale_as_f32(sd, expected.scale(diff.block));
     if (c.kind == CandidateKind::dequantized) {
       diff.expected_value = expected_values[n];
       diff.found_value = c.values[n];
     } else {
+      const std::vector<std::uint64_t> ones(rank, 1);
       auto ev = reference::dequantize(
-          single(rq.scheme, rules, rank, diff.expected_code, expected.scale(diff.block), expected.global()));
+          tensor_of(rq.scheme, rules, ones, {diff.expected_code}, {expected.scale(diff.block)}, expected.global()));
       if (!ev) return ev.status();
       diff.expected_value = (*ev)[0];
       diff.found_code = found.code(n);
-      if (found_scales_valid) {
-        // The candidate's own value under the profile's rules (none when its scales are invalid).
-        const QuantizedTensor one = single(rq.scheme, rules, rank, *diff.found_code,
-                                           found.scale(diff.block).value_or(expected.scale(diff.block)),
-                                           found.global() ? found.global() : expected.global());
-        auto fv = profile_point ? dequantize(base, one) : reference::dequantize(one);
-        if (fv) diff.found_value = (*fv)[0];
-      }
+      auto fv = reference::dequantize(tensor_of(rq.scheme, any_pattern, ones, {*diff.found_code},
+                                                {found.scale(diff.block).value_or(expected.scale(diff.block))},
+                                                found.global() ? found.global() : expected.global()));
+      if (fv) diff.found_value = (*fv)[0];
     }
     r.first.push_back(diff);
   }
 
-  if (!profile_point) return r;
-
-  // The variant quantizer's base must be the reference itself, or its diagnoses mean nothing:
-  // checked against the expected output where the diagnosis looks.
-  const bool trial = blocks_independent(rq.scheme, l);
-  if (trial) {
-    for (std::uint64_t j : d.blocks) {
-      const Box box = box_of(l, j);
-      auto q = quantize_block(base, rq, box, j);
-      bool same = q.ok() && q->scale_bits[0] == expected.scale(j);
-      for (std::size_t k = 0; same && k < box.elements.size(); ++k) same = q->codes[k] == expected.code(box.elements[k]);
-      if (!same) return Status(ErrorCode::internal, "the variant quantizer's base disagrees with the expected output");
+  // Block by block: the codes split by whether their block's scale differs too, and the
+  // dequantized values of codes candidates (found under the widened rules).
+  std::vector<std::uint64_t> trial;
+  std::size_t valued = 0;
+  for (const auto& [j, tally] : d.blocks) {
+    const bool scale_differs = tally.scale_differs || d.global_differs;
+    (scale_differs ? r.codes_with_scale_difference : r.codes_under_same_scale) +=
+        c.kind == CandidateKind::dequantized ? 0 : tally.elements;
+    if (trial.size() < kTrialBlocks) trial.push_back(j);
+    BlockDifference b;
+    b.block = j;
+    b.elements = tally.elements;
+    b.scale_differs = tally.scale_differs;
+    if (c.kind != CandidateKind::dequantized) {
+      b.expected_scale = scale_as_f32(sd, expected.scale(j));
+      if (const auto s = found.scale(j)) b.found_scale = scale_as_f32(sd, *s);
     }
-  } else {
-    auto q = quantize(base, rq.scheme, rq.shape, rq.x, rq.options);
-    auto b = q ? encode(base, *q) : Result<std::vector<std::uint8_t>>(q.status());
-    if (!b || *b != *expected_bytes) {
-      return Status(ErrorCode::internal, "the variant quantizer's base disagrees with the expected output");
+    if (c.kind != CandidateKind::dequantized && valued++ < kValueBlocks) {
+      const Box box = box_of(l, j);
+      std::vector<std::int32_t> ec, fc;
+      for (std::uint64_t n : box.elements) {
+        ec.push_back(expected.code(n));
+        fc.push_back(found.code(n));
+      }
+      auto ev = reference::dequantize(tensor_of(rq.scheme, rules, box.shape, ec, {expected.scale(j)}, expected.global()));
+      auto fv = reference::dequantize(tensor_of(rq.scheme, any_pattern, box.shape, fc,
+                                                {found.scale(j).value_or(expected.scale(j))},
+                                                found.global() ? found.global() : expected.global()));
+      if (ev && fv) {
+        for (std::size_t k = 0; k < box.elements.size(); ++k) b.values += !same_value((*ev)[k], (*fv)[k], false);
+      } else {
+        b.values = box.elements.size();  // a pattern no rule gives a value: every value counted
+      }
+      r.differing_values += b.values;
+    }
+    if (r.blocks.size() < d.max_shown) r.blocks.push_back(b);
+  }
+  r.values_capped = c.kind != CandidateKind::dequantized && valued > kValueBlocks;
+
+  // The search: recipes, then one rule changed, then two.
+  SearchRequest sr{rq.scheme, rq.options.calibration, rq.options.scales.has_value(), rules};
+  ReferenceJudge judge(rq, l, c, found, trial, r.zero_signs_equal);
+  const SearchResult s = search(sr, r.checked_against, judge);
+  r.stage = s.stage;
+  for (const Explanation& e : s.reproducing) r.diagnosis.push_back(diagnosis_of(e));
+  if (s.closest) {
+    r.closest = diagnosis_of(*s.closest);
+    const bool requested = s.closest->changes.empty() && s.closest->rules == rules;
+    if (requested) {
+      r.closest_elements = r.differing_elements;
+      r.closest_scales = r.differing_scales;
+      for (const auto& [j, tally] : d.blocks) r.closest_blocks.push_back(j);
+    } else {
+      r.closest_elements = s.closest_outcome.elements;
+      r.closest_scales = s.closest_outcome.scales;
+      r.closest_blocks = s.closest_outcome.blocks;
     }
   }
-  for (const Deviation& dev : deviations(*profile_of(rules), rq.scheme.value)) {
-    if (trial && !std::all_of(d.blocks.begin(), d.blocks.end(), [&](std::uint64_t j) {
-          return agrees_on_block(dev.variant, rq, l, c, found, j);
-        })) {
-      continue;
+  r.points_tried = s.points;
+  r.search_capped = s.capped;
+
+  for (BlockDifference& b : r.blocks) {
+    std::vector<std::string> parts;
+    if (b.found_scale && !std::isfinite(*b.found_scale)) {
+      parts.push_back("the candidate's scale is " + value_text(*b.found_scale));
+    } else if (b.scale_differs) {
+      parts.push_back("scale differs");
     }
-    if (reproduces(dev.variant, rq, c)) r.diagnosis.push_back({std::string(dev.name), std::string(dev.description)});
+    if (c.kind == CandidateKind::dequantized) {
+      parts.push_back(fmt::format("{} value(s) differ", b.elements));
+    } else if (b.elements) {
+      parts.push_back(fmt::format("{} code(s) differ {}", b.elements,
+                                  b.scale_differs || d.global_differs ? "with the scale" : "under the same scale"));
+    }
+    if (c.kind != CandidateKind::dequantized && b.values) parts.push_back(fmt::format("{} value(s) differ", b.values));
+    if (const auto it = s.block_reproduced_by.find(b.block); it != s.block_reproduced_by.end()) {
+      parts.push_back("reproduced by " + it->second);
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) b.diagnosis += (i ? "; " : "") + parts[i];
   }
   return r;
-}
-
-std::string_view kind_name(CandidateKind k) {
-  switch (k) {
-    case CandidateKind::quantized: return "quantized";
-    case CandidateKind::bytes: return "bytes";
-    case CandidateKind::dequantized: return "dequantized";
-  }
-  return "?";
-}
-
-std::string to_json(const CheckReport& r) {
-  nlohmann::ordered_json j;
-  j["result"] = r.identical ? "identical" : "differs";
-  j["candidate_kind"] = kind_name(r.kind);
-  j["elements"] = r.elements;
-  j["differing_elements"] = r.differing_elements;
-  j["scales"] = r.scales;
-  j["differing_scales"] = r.differing_scales;
-  if (r.kind == CandidateKind::bytes) {
-    j["bytes"] = r.bytes;
-    j["differing_bytes"] = r.differing_bytes;
-  }
-  auto num = [](float f) -> nlohmann::json {
-    if (std::isfinite(f)) return static_cast<double>(f);
-    return std::isnan(f) ? "nan" : (f > 0 ? "inf" : "-inf");
-  };
-  j["first"] = nlohmann::json::array();
-  for (const Difference& d : r.first) {
-    nlohmann::ordered_json e;
-    e["index"] = d.index;
-    e["input"] = num(d.input);
-    e["expected_code"] = d.expected_code;
-    e["found_code"] = d.found_code ? nlohmann::json(*d.found_code) : nlohmann::json(nullptr);
-    e["block"] = d.block;
-    e["scale"] = num(d.scale);
-    e["expected_value"] = num(d.expected_value);
-    e["found_value"] = d.found_value ? num(*d.found_value) : nlohmann::json(nullptr);
-    j["first"].push_back(e);
-  }
-  j["diagnosis"] = nlohmann::json::array();
-  for (const Diagnosis& d : r.diagnosis) j["diagnosis"].push_back({{"variant", d.name}, {"description", d.description}});
-  return j.dump(1) + "\n";
-}
-
-std::string to_text(const CheckReport& r) {
-  std::string out;
-  if (r.identical) {
-    out += fmt::format("identical: {} elements and {} scale(s) match the reference bit for bit\n", r.elements, r.scales);
-    return out;
-  }
-  out += fmt::format("DIFFERS: {} of {} elements, {} of {} scale(s)", r.differing_elements, r.elements,
-                     r.differing_scales, r.scales);
-  if (r.kind == CandidateKind::bytes) out += fmt::format(", {} of {} bytes", r.differing_bytes, r.bytes);
-  out += "\n";
-  if (!r.first.empty()) {
-    out += fmt::format("  {:>8} {:>14} {:>9} {:>9} {:>6} {:>14} {:>14} {:>14}\n", "index", "input", "expected", "found",
-                       "block", "scale", "deq expected", "deq found");
-    for (const Difference& d : r.first) {
-      out += fmt::format("  {:>8} {:>14.8g} {:>9} {:>9} {:>6} {:>14.8g} {:>14.8g} {:>14}\n", d.index, d.input,
-                         d.expected_code, d.found_code ? std::to_string(*d.found_code) : "-", d.block, d.scale,
-                         d.expected_value, d.found_value ? fmt::format("{:.8g}", *d.found_value) : "-");
-    }
-  }
-  if (r.diagnosis.empty()) {
-    out += "diagnosis: no known variant reproduces the candidate exactly\n";
-  } else {
-    for (const Diagnosis& d : r.diagnosis) {
-      out += fmt::format("diagnosis: {}: {} (the reference with this change reproduces the candidate exactly)\n", d.name,
-                         d.description);
-    }
-  }
-  return out;
 }
 
 }  // namespace qscheme::oracle

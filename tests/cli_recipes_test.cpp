@@ -216,3 +216,87 @@ BOOST_AUTO_TEST_CASE(vectors_exports_a_recipe) {
     BOOST_TEST(c["profiles"].contains("ggml-q4_0"));
   }
 }
+
+// check --recipe: each peer's own output (ggml's blocks, microxcaling's values) is identical under
+// its recipe; checked against the exact profile, the first line names the recipe. The recipe's
+// scheme is the default.
+BOOST_AUTO_TEST_CASE(check_names_the_recipe_of_a_peers_output) {
+  Scratch s;
+  for (const char* recipe : {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0"}) {
+    BOOST_TEST_CONTEXT(recipe) {
+      const std::string blocks = (kData / recipe / "crafted.blocks").string();
+      const Run same = qscheme_run(
+          {"check", "--recipe", recipe, "--input", kCrafted, "--candidate", blocks, "--candidate-kind", "bytes"});
+      BOOST_TEST(same.status == 0, describe(same));
+      BOOST_TEST(same.out.find("identical under recipe " + std::string(recipe) + ": ") == 0u, describe(same));
+      const std::string scheme = std::string(recipe) == "ggml-q4_0" ? "q4f:packed-u32(0):block[32]=f16" : "q8_0";
+      const Run exact = qscheme_run({"check", "--scheme", scheme, "--byte-format", "ggml", "--input", kCrafted,
+                                     "--candidate", blocks, "--candidate-kind", "bytes"});
+      BOOST_TEST(exact.status == 3, describe(exact));
+      const std::string first_line = exact.out.substr(0, exact.out.find('\n'));
+      BOOST_TEST(first_line.find("DIFFERS from recipe exact: ") == 0u, first_line);
+      BOOST_TEST(first_line.find(recipe) != std::string::npos, first_line);
+      BOOST_TEST(first_line.find("the candidate exactly") != std::string::npos, first_line);
+    }
+  }
+  // ggml q8_0's f16 scale f16(f32(amax / 127)) is inf where amax / 127 rounds past 65504: rows 21
+  // (f16-overflow), 22 (huge) and 26 (amax 2^100) (numpy: np.float16(np.float32(amax / 127))).
+  // Each is a difference named with its block.
+  const Run inf = qscheme_run({"check", "--scheme", "q8_0", "--byte-format", "ggml", "--input", kCrafted, "--candidate",
+                               (kData / "ggml-q8_0" / "crafted.blocks").string(), "--candidate-kind", "bytes", "--json"});
+  BOOST_TEST_REQUIRE(inf.status == 3, describe(inf));
+  const auto j = nlohmann::json::parse(inf.out);
+  BOOST_TEST(j["non_finite_scales"] == nlohmann::json::array({21, 22, 26}), inf.out);
+  BOOST_TEST(j["recipe"] == "exact");
+  BOOST_TEST(j["stage"] == 0);
+  BOOST_TEST(j["diagnosis"][0]["recipe"] == "ggml-q8_0");
+
+  // microxcaling outputs dequantized values only.
+  const std::string values = (s / "mx.npy");
+  std::vector<float> v;
+  for (std::uint32_t b : raw_bits(kData / "microxcaling" / "crafted-e4m3.deq.f32")) v.push_back(std::bit_cast<float>(b));
+  auto npy = io::npy::serialize_f32(std::vector<std::uint64_t>{30, 32}, v);
+  BOOST_TEST_REQUIRE(io::write_bytes(values, *npy).ok());
+  const Run mx = qscheme_run({"check", "--recipe", "microxcaling", "--input", kCrafted, "--candidate", values,
+                              "--candidate-kind", "dequantized"});
+  BOOST_TEST(mx.status == 0, describe(mx));
+  BOOST_TEST(mx.out.find("identical under recipe microxcaling: 960 values match bit for bit\n") == 0u, describe(mx));
+  const Run mx_exact = qscheme_run({"check", "--scheme", "mxfp8", "--input", kCrafted, "--candidate", values,
+                                    "--candidate-kind", "dequantized"});
+  BOOST_TEST(mx_exact.status == 3, describe(mx_exact));
+  BOOST_TEST(mx_exact.out.find("DIFFERS from recipe exact: microxcaling reproduces the candidate exactly\n") == 0u,
+             describe(mx_exact));
+}
+
+// --max-shown and --all choose how many differing elements and blocks are listed; --recipe and
+// --profile are one choice; burn cannot judge an MX scheme.
+BOOST_AUTO_TEST_CASE(check_lists_what_it_is_asked_to_and_refuses_what_it_cannot_judge) {
+  const std::string blocks = (kData / "ggml-q8_0" / "crafted.blocks").string();
+  const std::vector<std::string> base{"check",       "--scheme", "q8_0",         "--byte-format",    "ggml",
+                                      "--input",     kCrafted,   "--candidate",  blocks,             "--candidate-kind",
+                                      "bytes",       "--json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Run r = qscheme_run(args);
+    BOOST_TEST_REQUIRE(r.status == 3, describe(r));
+    return nlohmann::json::parse(r.out);
+  };
+  const auto two = with({"--max-shown", "2"});
+  BOOST_TEST(two["first"].size() == 2u);
+  BOOST_TEST(two["blocks"].size() == 2u);
+  const auto all = with({"--all"});
+  BOOST_TEST(all["first"].size() == all["differing_elements"].get<std::size_t>());
+  BOOST_TEST(all["blocks"].size() == all["differing_blocks"].get<std::size_t>());
+  BOOST_TEST(all["differing_blocks"].get<std::size_t>() > 2u);
+  const auto standard = with({});
+  BOOST_TEST(standard["first"].size() == 8u);
+
+  expect_user_error(qscheme_run({"check", "--recipe", "ggml-q8_0", "--profile", "exact", "--input", kCrafted,
+                                 "--candidate", blocks, "--candidate-kind", "bytes"}),
+                    "invalid-argument");
+  const Run burn = qscheme_run({"check", "--profile", "burn", "--scheme", "mxfp8", "--input", kCrafted, "--candidate",
+                                blocks, "--candidate-kind", "bytes"});
+  expect_user_error(burn, "unsupported-profile");
+  BOOST_TEST(burn.err.find("Burn has no ue8m0 scales") != std::string::npos, describe(burn));
+}

@@ -1,7 +1,8 @@
-// `qscheme check`: is another implementation's output the reference's, bit for bit? If not, how
-// many elements and scales differ, where, and which known deviation reproduces it (oracle/check.hpp).
-// The expected output comes from the fast engine on every core (--threads N to choose).
-// Exit 0 identical, 3 differs, 2 bad input, 1 internal error.
+// `qscheme check`: is another implementation's output the reference's under a profile or a
+// recipe, bit for bit? If not, how many elements and scales differ, in which blocks, and which
+// recipe, or recipe with a rule or two changed, reproduces it (oracle/check.hpp). The expected
+// output comes from the fast engine on every core (--threads N to choose), or the reference for
+// a recipe the fast engine does not run. Exit 0 identical, 3 differs, 2 bad input, 1 internal error.
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,8 @@
 #include "tools/command.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
+#include "tools/recipe_options.hpp"
+#include "reference/reference.hpp"
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
 #include "io/qjson.hpp"
@@ -27,8 +30,9 @@ namespace {
 inline constexpr int kExitDiffers = 3;
 
 struct CheckArgs {
-  std::string scheme;
-  std::string profile = "exact";
+  std::optional<std::string> scheme;
+  std::optional<std::string> profile;
+  RecipeArgs recipe;
   std::string calibration = "minmax";
   std::string input;
   std::string candidate;
@@ -38,11 +42,31 @@ struct CheckArgs {
   std::optional<std::string> scales;
   std::optional<std::string> global;
   bool json = false;
+  std::size_t max_shown = oracle::CheckRequest{}.max_shown.value();
+  bool all = false;
   std::optional<std::string> threads;
 };
 
+// A candidate's scale as the pattern of its dtype. Unlike a scale given to quantize, an inf,
+// NaN or negative one is a finding to report, not bad input: inf and NaN become the dtype's
+// own patterns (NaN for ue8m0 and ue4m3, which have no inf), a negative value its sign bit
+// where the dtype has one.
+Result<std::uint32_t> candidate_scale_bits(ScaleDtype d, float v) {
+  if (d == ScaleDtype::f32) return std::bit_cast<std::uint32_t>(v);
+  const std::uint32_t sign = std::signbit(v) ? scale_sign_bit(d) : 0;
+  const bool has_inf = d == ScaleDtype::f16 || d == ScaleDtype::bf16;
+  const std::uint32_t nan = d == ScaleDtype::f16 ? 0x7E00u : d == ScaleDtype::bf16 ? 0x7FC0u : d == ScaleDtype::ue8m0 ? 0xFFu : 0x7Fu;
+  if (std::isnan(v) || (std::isinf(v) && !has_inf)) return nan | sign;
+  if (std::isinf(v)) return (d == ScaleDtype::f16 ? 0x7C00u : 0x7F80u) | sign;
+  if (std::signbit(v) && sign == 0) {
+    return Status(ErrorCode::corrupt_bytes, std::string(to_string(d)) + " scales have no sign, got " + std::to_string(v));
+  }
+  return io::qjson::float_to_scale_bits(d, std::fabs(v));
+}
+
 // The candidate file, read as the kind the flags and its extension say.
-Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& scheme) {
+Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& scheme, const std::vector<std::uint64_t>& shape,
+                                         const Rules& rules, ByteFormat byte_format) {
   oracle::Candidate c;
   std::string kind = a.kind;
   if (kind == "auto") {
@@ -53,6 +77,15 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
   if (kind == "bytes") {
     auto b = io::read_bytes(a.candidate);
     if (!b) return b.status();
+    if (byte_format == ByteFormat::ggml) {
+      // ggml's blocks hold the codes and scales in ggml's order: read them as such.
+      auto q = reference::decode(scheme, shape, *b, oracle::accepting_any_pattern(rules), ByteFormat::ggml);
+      if (!q) return Status(q.status().code(), printable(a.candidate) + ": " + q.status().message());
+      c.kind = oracle::CandidateKind::quantized;
+      c.codes = std::move(q->codes);
+      c.scale_bits = std::move(q->scale_bits);
+      return c;
+    }
     c.kind = oracle::CandidateKind::bytes;
     c.bytes = std::move(*b);
     return c;
@@ -99,7 +132,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     if (!s) return s.status();
     std::vector<std::uint32_t> bits;
     for (float v : *s) {
-      auto b = io::qjson::float_to_scale_bits(scheme.scale_dtype(), v);
+      auto b = candidate_scale_bits(scheme.scale_dtype(), v);
       if (!b) return Status(ErrorCode::corrupt_bytes, "--candidate-scales: " + b.status().message());
       bits.push_back(*b);
     }
@@ -114,13 +147,26 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
 }
 
 int run_check(const CheckArgs& a) {
-  auto scheme = parse_scheme(a.scheme);
+  auto recipe = chosen_recipe(a.recipe);
+  if (!recipe) return report(recipe.status());
+  if (*recipe && a.profile) {
+    return report({ErrorCode::invalid_argument, "--profile and --recipe both choose the rules; give one (the "
+                                                "profiles are recipes too: --recipe exact, burn or onnx)"});
+  }
+  auto scheme = chosen_scheme(a.scheme, *recipe);
   if (!scheme) return report(scheme.status());
+  auto byte_format = chosen_format(a.recipe, *recipe);
+  if (!byte_format) return report(byte_format.status());
   oracle::CheckRequest rq;
   rq.scheme = *scheme;
-  const auto profile = profile_from_string(a.profile);
-  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(a.profile) + " is not " + profile_list()});
+  const auto profile = profile_from_string(a.profile.value_or("exact"));
+  if (!profile) return report({ErrorCode::invalid_argument, "--profile: " + quote(*a.profile) + " is not " + profile_list()});
   rq.options.profile = *profile;
+  if (a.all) {
+    rq.max_shown.reset();
+  } else {
+    rq.max_shown = a.max_shown;
+  }
   const auto calibration = calibration_from_string(a.calibration);
   if (!calibration) return report({ErrorCode::invalid_argument, "--calibration: '" + a.calibration + "' is not minmax or absmean"});
   rq.options.calibration = *calibration;
@@ -137,6 +183,10 @@ int run_check(const CheckArgs& a) {
     }
     rq.options.scales = std::move(given);
   }
+  if (*recipe) {
+    rq.options = recipe_options(**recipe, std::move(rq.options));
+    rq.recipe = (*recipe)->name;
+  }
   auto x = io::npy::read_file(a.input);
   if (!x) return report(x.status());
   if (x->dtype != io::npy::Dtype::f32) {
@@ -145,7 +195,7 @@ int run_check(const CheckArgs& a) {
   rq.shape = x->shape;
   rq.x = std::move(x->f32);
   if (Status st = apply_threads(a.threads); !st.ok()) return report(st);
-  auto c = read_candidate(a, *scheme);
+  auto c = read_candidate(a, *scheme, rq.shape, rules_of(rq.options), *byte_format);
   if (!c) return report(c.status());
   auto r = oracle::check(rq, *c);
   if (!r) return report(r.status());
@@ -159,18 +209,21 @@ void add_check(CLI::App& root, std::vector<Command>& out) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* app = root.add_subcommand(
       "check", "Check another implementation's result against the reference; diagnose any difference");
-  app->add_option("--scheme", args->scheme, "scheme text or preset")->required();
+  app->add_option("--scheme", args->scheme, "scheme text or preset (default with --recipe: the recipe's)");
   app->add_option("--profile", args->profile, "arithmetic profile the candidate claims: " + profile_list() + " (default exact)");
+  add_recipe_options(*app, args->recipe);
   app->add_option("--calibration", args->calibration, "minmax (default) or absmean; ignored with --scales");
   app->add_option("--input", args->input, "the f32 .npy input the candidate was computed from")->required();
   app->add_option("--candidate", args->candidate,
-                  "the candidate: Q.json, *.bin (Burn-layout bytes) or *.npy (codes, or values)")->required();
+                  "the candidate: Q.json, *.bin (bytes: Burn's layout, or ggml's blocks under --byte-format ggml or a ggml recipe) or *.npy (codes, or values)")->required();
   app->add_option("--candidate-kind", args->kind, "auto (default: by extension), qjson, bytes, codes, dequantized");
   app->add_option("--candidate-scales", args->candidate_scales, "the candidate's stored scales (a,b,... or f32 .npy)");
   app->add_option("--candidate-global", args->candidate_global, "the candidate's global scale (two-level)");
   app->add_option("--scales", args->scales, "given scales (as for quantize)");
   app->add_option("--global", args->global, "given global scale of a two-level scheme");
   app->add_flag("--json", args->json, "print the report as JSON");
+  app->add_option("--max-shown", args->max_shown, "differing elements and blocks listed (default 8)");
+  app->add_flag("--all", args->all, "list every differing element and block");
   add_threads_option(*app, args->threads);
   out.push_back({app, [args] { return run_check(*args); }});
 }
