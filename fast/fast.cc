@@ -10,15 +10,14 @@
 #include <string>
 #include <thread>
 
-#include "fast/big_buffer.hpp"
 #include "fast/exact_scale.h"
-#include "fast/fused.h"
-#include "fast/kernels.h"
-#include "fast/lowest_code.hpp"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
 #include "fast/onnx.h"
-#include "fast/parallel.hpp"
-#include "fast/run_rows.hpp"
-#include "fast/scalar.h"
+#include "fast/support/big_buffer.hpp"
+#include "fast/support/lowest_code.hpp"
+#include "fast/support/parallel.hpp"
+#include "fast/support/run_rows.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
@@ -234,6 +233,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
+  const kernels::Kernels& kf = kernels::Get();
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
@@ -283,7 +283,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         thread_local std::vector<std::uint32_t> amax, tight, lowest;
         if (burn) eb.resize(ns);
         std::fill(bm, bm + ns, 0u);
-        kernels::SegmentMaxAbsBits(x + off, len, bw, bm);
+        kf.segment_max_abs_bits(x + off, len, bw, bm);
         if (!burn) {
           // Exact profile: every segment's scale at once by the SIMD round-up (ScalesFromMax).
           amax.assign(bm, bm + ns);
@@ -301,7 +301,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
             tight.resize(ns);
             lowest.resize(ns);
           }
-          const kernels::ScaleFacts facts = kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(),
+          const kernels::ScaleFacts facts = kf.scales_from_max(amax.data(), ns, sp, bm, ee.data(), inv.data(),
                                                                    asym ? tight.data() : nullptr,
                                                                    asym ? lowest.data() : nullptr);
           plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
@@ -323,9 +323,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
           eb[k] = e == 0 ? 0.1f : e;
           bm[k] = detail::scale_to_bits(st, sd);
         }
-        kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
-                             plan.put_back ? lowest.data() : nullptr);
+        kf.quantize_row(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
+                        burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
+                        plan.put_back ? lowest.data() : nullptr);
         // The kernel put lo back where W e == 2a; a saturated block's lo is put back here.
         for (std::uint64_t k = 0; plan.put_back && saturated && k < ns; ++k) {
           if (tight[k]) {
@@ -342,7 +342,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   std::vector<std::uint32_t> bmax(nb, 0);
   for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                         std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
-    kernels::RowsSegmentMaxAbsBits(x + off, nrows, len, bw, &bmax[b], groups, gstride);
+    kf.rows_segment_max_abs_bits(x + off, nrows, len, bw, &bmax[b], groups, gstride);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -431,7 +431,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   }
 
   // Stored bits and effective scales. Calibrated minmax under the exact profile: all blocks at
-  // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
+  // once by the scales_from_max kernel (the same round-up as grid_round_up, tested against it).
   const bool vector_scales = !given && !burn && !absmean;
   detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
   bool saturated = false;                 // some tight block has W e < 2a
@@ -449,7 +449,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       tight.resize(nb);
       lowest.resize(nb);
     }
-    const kernels::ScaleFacts facts = kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(),
+    const kernels::ScaleFacts facts = kf.scales_from_max(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(),
                                                              asym ? tight.data() : nullptr, asym ? lowest.data() : nullptr);
     plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
     saturated = facts.below > 0;
@@ -495,9 +495,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
-    kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
-                         groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
+    kf.quantize_row(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
+                    two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off,
+                    nrows, groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
     // The kernel put lo back where W e == 2a; a saturated block's lo is put back here. Segment k
     // of each of the run's rows lies in block b + k.
     for (std::uint64_t k = 0; plan.put_back && saturated && k * bw < len; ++k) {
@@ -533,13 +533,14 @@ Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_co
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
 Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuffer<float>* eb, float* g,
                        bool check_codes = true) {
+  const kernels::Kernels& kf = kernels::Get();
   if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   const bool two = q.scheme.two_level();
   if (q.global_bits.has_value() != two) return errors::global_presence(two);
   const ScaleDtype sd = q.scheme.scale_dtype();
   detail::BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
-  if (const std::size_t j = kernels::ScaleValuesFromBits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
+  if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
       j != l.scales) {
     return errors::bad_scale(j, sd, q.scale_bits[j]);
   }
@@ -549,7 +550,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuf
   }
   const CodeRange cr = code_range(q.scheme.value);
   const std::size_t bad =
-      check_codes ? kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
+      check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
   if (bad != q.codes.size()) return bad_code(q, bad);
   *g = 1.0f;
   if (q.profile != Profile::burn) {
@@ -587,6 +588,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   }
   if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   const Geo g(l);
+  const kernels::Kernels& kf = kernels::Get();
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
@@ -599,7 +601,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
       bool any_bad = false;
       for (std::uint64_t gi = 0; gi < groups; ++gi) {
         const std::uint64_t at = off + gi * gstride;
-        const std::size_t cnt = len * nrows, bad = kernels::FirstInvalidCode(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
+        const std::size_t cnt = len * nrows, bad = kf.first_invalid_code(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
         if (bad != cnt) {
           any_bad = true;
           std::uint64_t cur = first_bad.load();
@@ -609,7 +611,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
       }
       if (any_bad) return;
     }
-    kernels::DequantRow(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
+    kf.dequant_row(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
                         nrows, groups, gstride);
   });
   if (first_bad.load() != UINT64_MAX) return bad_code(q, first_bad.load());
@@ -647,9 +649,10 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 
 void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
   if (l.elements == 0) return;  // no values (and no storage elements)
+  const kernels::Kernels& kf = kernels::Get();
   const std::int32_t* c = q.codes.data();
   if (l.packed_axis < 0) {
-    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
+    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kf.codes_to_bytes(c + b, e - b, out + b); });
     return;
   }
   if (l.elements == 0) return;  // no words: memcpy from an empty vector's null data() is UB
@@ -669,7 +672,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
           put_le(dst, w, p.ebytes);
           continue;
         }
-        kernels::PackWords(src, p.inner, count, p.inner, p.bits, words.data());
+        kf.pack_words(src, p.inner, count, p.inner, p.bits, words.data());
         if (p.ebytes == 4) {
           std::memcpy(dst, words.data(), p.inner * 4);  // little-endian host (x86-64)
         } else {
@@ -686,8 +689,9 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
   const ValueInfo& vi = info(s.value);
   const bool is_signed = !vi.is_float;
   if (l.elements == 0) return kNoIndex;
+  const kernels::Kernels& kf = kernels::Get();
   if (l.packed_axis < 0) {
-    kernels::BytesToCodes(in, l.elements, is_signed, c);
+    kf.bytes_to_codes(in, l.elements, is_signed, c);
     return kNoIndex;
   }
   if (l.elements == 0) return kNoIndex;  // no words: memcpy into an empty vector's null data() is UB
@@ -709,7 +713,7 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
           }
         }
       }
-      kernels::UnpackWords(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
+      kf.unpack_words(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
     }
   }
   return bad;
@@ -794,17 +798,18 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   if (bad_pad != kNoIndex) {
     return errors::nonzero_padding(bad_pad / static_cast<std::uint64_t>(l.storage_element_bytes), bad_pad);
   }
+  const kernels::Kernels& kf = kernels::Get();
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
     const int lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
     const int hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
-    const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), lo, hi, 0);
+    const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), lo, hi, 0);
     if (bad != q.codes.size()) {
       return errors::bad_native_byte(bad, scheme.value, bytes[bad]);
     }
   }
   const CodeRange cr = code_range(scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
   if (bad != q.codes.size()) {
     return errors::bad_code(bad, scheme.value, q.codes[bad]);
   }
