@@ -204,14 +204,6 @@ void for_runs(const Geo& g, bool split_aligned, Fn fn) {
 
 Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
 
-// Effective scales of every block.
-struct Scales {
-  std::vector<std::uint32_t> bits;   // stored, one per innermost-level scale
-  std::optional<std::uint32_t> global;
-  std::vector<double> e_exact;       // exact profile: s_j (* g), exact in f64
-  std::vector<float> e_burn;         // burn profile: divisor/multiplier (0 replaced by 0.1)
-};
-
 double dtype_max(ScaleDtype d) { return detail::grid_of(d).max; }
 
 std::uint32_t f32bits(float f) { return scalar::f32_bits(f); }
@@ -356,8 +348,6 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const Grid grid = detail::grid_of(sd);
   const double W = static_cast<double>(vi.hi - vi.lo);
   const double Dmax = two ? dtype_max(sd) : 1.0;
-  Scales sc;
-  sc.bits.resize(nb);
   std::vector<double> stored(nb);  // stored scale values
   double gval = 1.0;               // global (two-level)
 
@@ -379,12 +369,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     if (!two) {
       // minmax: the scales come from the SIMD kernel below (vector_scales).
       for (std::uint64_t j = 0; j < nb && absmean; ++j) {
-        if (absmean) {
-          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), 1.0, grid);
-        } else {
-          // 2 alpha / W: correctly rounded f64 quotient decides the round-up exactly (SEMANTICS-fast.md).
-          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / W, grid);
-        }
+        stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), 1.0, grid);
       }
     } else {
       const Grid f32g = detail::f32_grid();
@@ -400,12 +385,9 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         gm = detail::grid_round_up(2.0 * amax / (W * Dmax), f32g);
       }
       gval = std::max(gm, std::ldexp(1.0, -126));
+      // minmax: the scales come from the SIMD kernel below (vector_scales).
       for (std::uint64_t j = 0; j < nb && absmean; ++j) {
-        if (absmean) {
-          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
-        } else {
-          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / (W * gval), grid);
-        }
+        stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
       }
     }
   } else {
