@@ -16,6 +16,7 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
+#include "fast/scales.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "fast/support/parallel.hpp"
@@ -133,9 +134,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
     if (p.two) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
-      const double a = scalar::f32_from_bits(top);
-      const double gm = detail::grid_round_up(2.0 * a / (p.W * p.Dmax), detail::f32_grid());
-      const double g = std::max(gm, std::ldexp(1.0, -126));
+      const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
       put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(g)), 4);
