@@ -1,9 +1,6 @@
-// Per-target codes in f32 lanes, shared by the i32 codes of QuantizedTensor and
-// the byte codes of the bytes path (quantize-inl.h): r = f32(x * f32(1/e)) rounded by the f32 adder, with a flag for
-// vectors near a rounding boundary, and the exact f64 division that redoes those. Why this is
-// exact: docs/SEMANTICS-fast.md section 6. Everything is HWY_INLINE, so both translation units
-// may include it.
-//
+// Per-target codes of one vector in f32 lanes, for the i32 codes of QuantizedTensor and the byte
+// codes of the bytes path alike (quantize-inl.h): r = f32(x * f32(1/e)) rounded by the f32 adder,
+// with a flag for vectors near a rounding boundary, and the exact f64 division that redoes those.
 //
 // Exactness (docs/SEMANTICS-fast.md section 6). Codes are computed in f32 lanes, twice as many per
 // vector as in f64 lanes, from r = f32(x * inv), inv = f32(1 / f32(e)):
@@ -12,14 +9,12 @@
 //    boundaries: half-integers for integers, and for minifloats the half-integers of
 //    t = y * 2^(m - E) (y = min(|x/e|, vmax), E = max(floor(log2 y), emin)), with t <= 2^(m+1).
 //  * Integers: a result is clamped to [lo, hi] within [-128, 127] whenever |x/e| > 2^8, so only
-//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.4. Minifloats: the error
-//    of t is below 2^(m+1) * 3 * 2^-24 <= 2^-18.4. When r (or t) lies at least 1.5 * 2^-13
-//    (integers) or 1.5 * 2^-16 (minifloats) from every half-integer, x/e rounds the same way; otherwise
-//    the vector is redone, exact ties included. A binade chosen from r instead of
-//    x/e differs only next to a power of two, which is on the grid: both binades give the same
-//    code there.
-//  * Dequantize, one level: value (f32) * scale (f32) is one IEEE multiplication, correctly rounded.
-//    Two levels: value * (s * g) is exact in f64, then demoted once.
+//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.4. Minifloats: the
+//    error of t is below 2^(m+1) * 3 * 2^-24 <= 2^-18.4. When r (or t) lies at least 1.5 * 2^-13
+//    (integers) or 1.5 * 2^-16 (minifloats) from every half-integer, x/e rounds the same way;
+//    otherwise the vector is redone, exact ties included. A binade chosen from r instead of x/e
+//    differs only next to a power of two, which is on the grid: both binades give the same code
+//    there.
 
 #if defined(QSCHEME_FAST_KERNELS_CODES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef QSCHEME_FAST_KERNELS_CODES_INL_H_

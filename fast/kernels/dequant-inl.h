@@ -2,8 +2,10 @@
 // whole runs of rows, DequantRow) and from one-byte codes of a unit of the bytes path
 // (DequantCodes), and the streaming copy of large dequantized outputs.
 //
-//  * dequantize: value(code) (<= 8 bits) * e (<= 35 bits) is exact in f64; DemoteTo f32 rounds it
-//    once, to nearest-even (cvtpd2ps under the default MXCSR).
+// Exactness (docs/SEMANTICS-fast.md sections 4 and 6): value(code) (<= 8 bits) * e (<= 35 bits)
+// is exact in f64, and DemoteTo f32 rounds it once, to nearest-even (cvtpd2ps under the default
+// MXCSR). In f32 lanes, one level: value * s is one IEEE multiplication, correctly rounded; two
+// levels: value * s is exact in f32 (TwoLevelInF32), and the multiplication by g rounds once.
 
 #if defined(QSCHEME_FAST_KERNELS_DEQUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef QSCHEME_FAST_KERNELS_DEQUANT_INL_H_
@@ -30,8 +32,6 @@ HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// ---------------------------------------------------------------------------- dequantize
 
 HWY_NOINLINE void DequantExactIntImpl(const std::int32_t* HWY_RESTRICT c, std::size_t n, double e,
                                       float* HWY_RESTRICT out) {
