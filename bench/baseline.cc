@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "bench/baseline.hpp"
-#include "fast/fused.h"
+#include "fast/kernels/dispatch.h"
 #include "hwy/cache_control.h"
 
 namespace qscheme::bench {
@@ -107,13 +107,13 @@ QSCHEME_BASELINE_CLONES void baseline_read1_write4_range(const std::uint8_t* in,
 }
 
 // The same two loops into an L1-sized buffer, copied out by the engine's streaming copy
-// (fast::kernels::StreamCopy, Highway's Stream): no read for ownership of the lines written.
+// (the kernels' stream_copy, Highway's Stream): no read for ownership of the lines written.
 void baseline_read4_write1_stream_range(const float* x, std::uint8_t* out, std::size_t n) {
   alignas(64) std::uint8_t b[4096];
   for (std::size_t i = 0; i < n; i += sizeof b) {
     const std::size_t m = std::min(sizeof b, n - i);
     baseline_read4_write1_range(x + i, b, m);
-    fast::kernels::StreamCopy(out + i, b, m);
+    fast::kernels::Get().stream_copy(out + i, b, m);
   }
   hwy::FlushStream();
 }
@@ -123,7 +123,7 @@ void baseline_read1_write4_stream_range(const std::uint8_t* in, float* out, std:
   for (std::size_t i = 0; i < n; i += 1024) {
     const std::size_t m = std::min<std::size_t>(1024, n - i);
     baseline_read1_write4_range(in + i, b, m);
-    fast::kernels::StreamCopy(reinterpret_cast<std::uint8_t*>(out + i), reinterpret_cast<const std::uint8_t*>(b),
+    fast::kernels::Get().stream_copy(reinterpret_cast<std::uint8_t*>(out + i), reinterpret_cast<const std::uint8_t*>(b),
                               m * sizeof(float));
   }
   hwy::FlushStream();

@@ -33,10 +33,9 @@
 #endif
 
 #include "bench/aligned_buffer.hpp"
-#include "fast/big_buffer.hpp"
 #include "fast/fast.hpp"
-#include "fast/fused.h"
-#include "fast/kernels.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/support/big_buffer.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 
@@ -140,18 +139,19 @@ inline void baseline_two_pass(const float* x, std::uint8_t* out, std::size_t n, 
   two_pass(x, out, n, threads, baseline_max_bits_range, baseline_read8_write1_range);
 }
 
-// The two-pass bound with the engine's own max |x| pass (fast::kernels::MaxAbsBits, prefetching
+// The two-pass bound with the engine's own max |x| pass (the kernels' max_abs_bits, prefetching
 // 4 KiB ahead) and a pass 2 that prefetches 8 KiB ahead on both streams: a two-level kernel
 // with no arithmetic, its passes as fast as we found them on this machine.
 void baseline_read8_write1_prefetch_range(const float* x0, const float* x1, std::uint8_t mix, std::uint8_t* out,
                                           std::size_t n);
 
 inline void baseline_two_pass_prefetched(const float* x, std::uint8_t* out, std::size_t n, unsigned threads = 1) {
-  two_pass(x, out, n, threads, fast::kernels::MaxAbsBits, baseline_read8_write1_prefetch_range);
+  two_pass(x, out, n, threads, [](const float* p, std::size_t m) { return fast::kernels::Get().max_abs_bits(p, m); },
+           baseline_read8_write1_prefetch_range);
 }
 
 // nvfp4's own traffic with no arithmetic in its second pass: the engine's prepass
-// (fast::kernels::PrepassBlockMaxAbsBits: read x, write a u32 maximum per block of 16), then a
+// (the kernels' prepass_block_max_abs_bits: read x, write a u32 maximum per block of 16), then a
 // pass that reads x and the maxima and writes 0.5 B per element (the codes) and a byte per block
 // (the scales), prefetching x as nvfp4's second pass does. For 64 MiB of input it moves what
 // nvfp4 moves, 158 MiB with the reads for ownership, against the two-pass bound's 144 (nvfp4 keeps
@@ -170,7 +170,7 @@ inline void baseline_two_pass_block_maxima(const float* x, std::uint8_t* out, st
   std::atomic<std::uint32_t> top{0};
   // Chunks are 64-element aligned (parallel_chunks), so each starts on a block.
   parallel_chunks(n, threads, [&](std::size_t b, std::size_t e) {
-    raise_to(top, fast::kernels::PrepassBlockMaxAbsBits(x + b, e - b, kNvfp4Block, m + b / kNvfp4Block));
+    raise_to(top, fast::kernels::Get().prepass_block_max_abs_bits(x + b, e - b, kNvfp4Block, m + b / kNvfp4Block));
   });
   const auto mix = static_cast<std::uint8_t>(top.load() >> 23);
   std::uint8_t* const scales = out + (n + 1) / 2;
@@ -289,7 +289,7 @@ class KernelRun {
   std::span<const float> input() const { return x_; }  // what run() quantizes
 
   // Untimed, before each timed run(): for a first-call row, hands the thread's kept scratch
-  // mapping (fast/big_buffer.hpp) and malloc's free memory back to the kernel, so that the call
+  // mapping (fast/support/big_buffer.hpp) and malloc's free memory back to the kernel, so that the call
   // faults its scratch in as a process's first call does.
   void before_timing() {
     if (!kernel_.first_call) return;

@@ -20,10 +20,13 @@ install(TARGETS qscheme_scheme qscheme_reference qscheme_fast
         EXPORT qschemeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(dir scheme reference fast)
+foreach(dir scheme reference)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${QSCHEME_INSTALL_INCLUDEDIR}/${dir}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 endforeach()
+# fast/: the public headers only; kernels/ and support/ are the engine's own.
+install(FILES ${PROJECT_SOURCE_DIR}/fast/fast.hpp ${PROJECT_SOURCE_DIR}/fast/qscheme.h
+        DESTINATION ${QSCHEME_INSTALL_INCLUDEDIR}/fast)
 
 install(EXPORT qschemeTargets NAMESPACE qscheme:: DESTINATION ${QSCHEME_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/qschemeConfig.cmake.in

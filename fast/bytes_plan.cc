@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "fast/exact_scale.h"
-#include "fast/lowest_code.hpp"
-#include "fast/scalar.h"
+#include "fast/kernels/scalar.h"
+#include "fast/support/lowest_code.hpp"
 
 namespace qscheme::fast::detail {
 
@@ -36,7 +36,7 @@ BytesPlan make_bytes_plan(const Scheme& s, const Layout& l) {
     p.bw = l.block[R - 1];
     p.nbr = (p.L + p.bw - 1) / p.bw;
     if (l.scales != p.rows * p.nbr) return no("unexpected scale count");
-    const std::uint64_t lanes = kernels::FusedLanes();
+    const std::uint64_t lanes = kernels::Get().lanes_f32();
     if (p.bw % lanes != 0) return no("a block extent that is not a multiple of the vector length");
   } else {
     if (l.scales != 1) return no("unexpected scale count");

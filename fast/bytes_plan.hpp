@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fast/fused.h"
+#include "fast/kernels/dispatch.h"
 #include "scheme/layout.hpp"
 #include "scheme/scheme.hpp"
 

@@ -7,12 +7,12 @@
 #include <memory>
 #include <vector>
 
-#include "fast/big_buffer.hpp"
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
-#include "fast/fused.h"
-#include "fast/parallel.hpp"
+#include "fast/kernels/dispatch.h"
+#include "fast/support/big_buffer.hpp"
+#include "fast/support/parallel.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
@@ -43,9 +43,10 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   if (!p.fused || profile == Profile::burn || (p.two && !kernels::TwoLevelInF32(static_cast<int>(p.sd)))) {
     return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
+  const kernels::Kernels& kf = kernels::Get();
   // Scales (and the global) first, as decode checks them.
   detail::BigBuffer<float> sv(l.scales);
-  if (kernels::ScalesFromBytes(bytes + l.value_bytes, l.scales, static_cast<int>(p.sd), sv.data()) != l.scales) {
+  if (kf.scales_from_bytes(bytes + l.value_bytes, l.scales, static_cast<int>(p.sd), sv.data()) != l.scales) {
     return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
   double g = 1;
@@ -59,7 +60,6 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   // store, else unpacked into `codes`. With `check`, false when a code or padding field is not
   // valid.
   const bool native = p.bits == 8 && p.nq == 1;
-  const kernels::FusedKernels kf = kernels::Fused();
   auto unpack = [&](const detail::BytesPlan::Unit& un, std::uint8_t* codes, const std::uint8_t** rows, bool check) {
     const std::uint8_t* src = bytes + un.value_offset;
     bool ok = true;
@@ -87,8 +87,8 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     });
     if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
   }
-  // An output of StreamBytes() or more (off by default, see fused.h) is written by streaming stores
-  // from an L1-sized buffer (kernels::StreamCopy), which skip the read for ownership of 4 B per
+  // An output of StreamBytes() or more (off by default, see kernels/dispatch.h) is written by streaming stores
+  // from an L1-sized buffer (the kernels' stream_copy), which skip the read for ownership of 4 B per
   // element.
   const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {

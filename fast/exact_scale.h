@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "fast/fused.h"
+#include "fast/kernels/dispatch.h"
 #include "scheme/scheme.hpp"
 
 namespace qscheme::fast::detail {

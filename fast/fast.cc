@@ -10,15 +10,16 @@
 #include <string>
 #include <thread>
 
-#include "fast/big_buffer.hpp"
 #include "fast/exact_scale.h"
-#include "fast/fused.h"
-#include "fast/kernels.h"
-#include "fast/lowest_code.hpp"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
 #include "fast/onnx.h"
-#include "fast/parallel.hpp"
-#include "fast/run_rows.hpp"
-#include "fast/scalar.h"
+#include "fast/plan.hpp"
+#include "fast/scales.hpp"
+#include "fast/support/big_buffer.hpp"
+#include "fast/support/lowest_code.hpp"
+#include "fast/support/parallel.hpp"
+#include "fast/support/run_rows.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
@@ -27,8 +28,10 @@ namespace {
 
 using detail::ExactSum;
 using detail::Grid;
-using detail::u128;
 using detail::parallel_chunks;
+using detail::Geo;
+using detail::for_rows;
+using detail::for_runs;
 
 std::atomic<unsigned> g_threads{1};
 
@@ -40,182 +43,7 @@ int fmt_of(Value v) {
   }
 }
 
-// Rows x segments view of a tensor against its block grid. A row is one line along the last
-// axis; it crosses ceil(L / bw) blocks, consecutive in the block index.
-struct Geo {
-  std::size_t R = 1;
-  std::vector<std::uint64_t> shape, block, bpd, bstride;
-  std::uint64_t rows = 0, L = 0, bw = 1, elements = 0, nblocks = 1;
-
-  explicit Geo(const Layout& l) {
-    shape = l.shape;
-    block = l.block;
-    bpd = l.blocks_per_dim;
-    if (shape.empty()) {  // a scalar is a [1] tensor
-      shape = {1};
-      block = {1};
-      bpd = {1};
-    }
-    R = shape.size();
-    elements = l.elements;
-    L = shape[R - 1];
-    rows = L ? elements / L : 0;
-    bw = std::max<std::uint64_t>(block[R - 1], 1);
-    bstride.assign(R, 1);
-    for (std::size_t d = R - 1; d-- > 0;) bstride[d] = bstride[d + 1] * bpd[d + 1];
-    nblocks = 1;
-    for (auto b : bpd) nblocks *= b;
-  }
-  // Block index of the first segment of row r.
-  std::uint64_t row_base(std::uint64_t r) const {
-    std::uint64_t base = 0;
-    for (std::size_t d = R - 1; d-- > 0;) {
-      const std::uint64_t c = r % shape[d];
-      r /= shape[d];
-      base += (c / block[d]) * bstride[d];
-    }
-    return base;
-  }
-  // Rows per index of axis 0 times block[0]: a chunk of rows aligned to this never splits a block.
-  std::uint64_t row_align() const { return R >= 2 ? (rows / shape[0]) * block[0] : 1; }
-  // Number of elements of block j (partial blocks at the ends are smaller).
-  std::uint64_t block_elements(std::uint64_t j) const {
-    std::uint64_t n = 1;
-    for (std::size_t d = R; d-- > 0;) {
-      const std::uint64_t c = j % bpd[d];
-      j /= bpd[d];
-      n *= std::min(block[d], shape[d] - c * block[d]);
-    }
-    return n;
-  }
-};
-
-// Geo::row_base of consecutive rows without a division per row: an odometer over the outer
-// coordinates that tracks each one's place inside its block.
-struct RowWalker {
-  const Geo& g;
-  std::vector<std::uint64_t> c, in;  // coordinate and offset inside the block, per outer dim
-  std::uint64_t base;
-  RowWalker(const Geo& geo, std::uint64_t r) : g(geo), c(geo.R, 0), in(geo.R, 0), base(geo.row_base(r)) {
-    for (std::size_t d = g.R - 1; d-- > 0;) {
-      c[d] = r % g.shape[d];
-      r /= g.shape[d];
-      in[d] = c[d] % g.block[d];
-    }
-  }
-  void next() {
-    for (std::size_t d = g.R - 1; d-- > 0;) {
-      if (++c[d] < g.shape[d]) {
-        if (++in[d] == g.block[d]) {
-          in[d] = 0;
-          base += g.bstride[d];
-        }
-        return;
-      }
-      // Wrap: back to block 0 of this dim, carry into the next outer one.
-      base -= (c[d] - 1) / g.block[d] * g.bstride[d];
-      c[d] = 0;
-      in[d] = 0;
-    }
-  }
-};
-
-// Calls fn(x_offset, len, first_block) for every row (or, for a single row, for chunks of whole
-// segments of it): the piece covers ceil(len / bw) consecutive blocks starting at first_block.
-// In parallel by chunks of rows aligned to whole blocks when split_aligned (calibration).
-template <class Fn>
-void for_rows(const Geo& g, bool split_aligned, Fn fn) {
-  if (g.elements == 0) return;
-  if (g.rows == 1) {
-    const std::uint64_t nseg = (g.L + g.bw - 1) / g.bw;
-    parallel_chunks(nseg, 1, g.elements, [&](std::uint64_t sb, std::uint64_t se) {
-      const std::uint64_t off = sb * g.bw;
-      fn(off, std::min(se * g.bw, g.L) - off, sb);
-    });
-    return;
-  }
-  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
-    for (std::uint64_t r = rb; r < re; ++r) fn(r * g.L, g.L, g.row_base(r));
-  });
-}
-
-// Calls fn(x_offset, len, nrows, groups, gstride, first_block, bw) over the tensor: `groups`
-// groups, gstride elements apart, of nrows consecutive rows of len elements starting at x_offset,
-// that all cross the same ceil(len / bw) blocks from first_block on (so kernels spread or reduce
-// their scales once per run, not once per row). Groups > 1 when blocks also span axis R-3: the
-// rows of one block along axes then form one run.
-// When consecutive rows continue one another's block sequence -- one block for the whole tensor,
-// or blocks only along the last axis that tile each row exactly or span it -- the tensor is walked instead
-// as one long row in pieces of about kPiece elements (whole blocks each, unless there is one
-// block; nrows = 1), so that short rows do not cost a kernel call each. Parallel as for_rows.
-constexpr std::uint64_t kPiece = 8192;
-template <class Fn>
-void for_runs(const Geo& g, bool split_aligned, Fn fn) {
-  if (g.elements == 0) return;
-  const bool single = g.nblocks == 1;
-  // Blocks tile the rows when each row holds whole blocks, or is one (partial) block itself.
-  const std::uint64_t bw = std::min(g.bw, g.L);
-  bool tiled = g.L % bw == 0;
-  for (std::size_t d = 0; d + 1 < g.R; ++d) tiled = tiled && g.block[d] == 1;
-  if (g.rows == 1) {
-    for_rows(g, split_aligned, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) { fn(off, len, 1, 1, 0, b, g.bw); });
-    return;
-  }
-  if (g.L < kPiece && (single || tiled)) {
-    const std::uint64_t unit = single ? 1 : bw;  // elements per indivisible step
-    const std::uint64_t per = std::max<std::uint64_t>(1, kPiece / unit);
-    const std::uint64_t steps = g.elements / unit, pieces = (steps + per - 1) / per;
-    // One block split into pieces: a calibration (split_aligned) must not share it between threads.
-    parallel_chunks(pieces, single && split_aligned ? pieces : 1, g.elements, [&](std::uint64_t pb, std::uint64_t pe) {
-      for (std::uint64_t p = pb; p < pe; ++p) {
-        const std::uint64_t s0 = p * per, s1 = std::min(steps, s0 + per);
-        fn(s0 * unit, (s1 - s0) * unit, 1, 1, 0, single ? 0 : s0, single ? g.elements : bw);
-      }
-    });
-    return;
-  }
-  if (g.R >= 3 && g.block[g.R - 3] > 1) {
-    // Chunks of whole blocks (row_align), walked a block row of axis R-3 at a time: its rows
-    // split into runs of block[R-2] rows along axis R-2, each run in min(B3, left) groups.
-    const std::uint64_t S = g.shape[g.R - 2], n3 = g.shape[g.R - 3];
-    const std::uint64_t B2 = g.block[g.R - 2], B3 = g.block[g.R - 3];
-    parallel_chunks(g.rows, g.row_align(), g.elements, [&](std::uint64_t rb, std::uint64_t re) {
-      for (std::uint64_t r = rb; r < re;) {
-        const std::uint64_t i3 = r / S % n3, groups = std::min(B3, n3 - i3);
-        const std::uint64_t base = g.row_base(r);
-        for (std::uint64_t i2 = 0, j = 0; i2 < S; i2 += B2, ++j) {
-          fn((r + i2) * g.L, g.L, std::min(B2, S - i2), groups, S * g.L, base + j * g.bstride[g.R - 2], g.bw);
-        }
-        r += groups * S;
-      }
-    });
-    return;
-  }
-  parallel_chunks(g.rows, split_aligned ? g.row_align() : 1, g.elements, [&](std::uint64_t rb, std::uint64_t re) {
-    RowWalker w(g, rb);
-    for (std::uint64_t r = rb; r < re;) {
-      const std::uint64_t b = w.base;
-      std::uint64_t k = 1;
-      for (w.next(); r + k < re && w.base == b; w.next()) ++k;
-      fn(r * g.L, g.L, k, 1, 0, b, g.bw);
-      r += k;
-    }
-  });
-}
-
 Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
-
-// Effective scales of every block.
-struct Scales {
-  std::vector<std::uint32_t> bits;   // stored, one per innermost-level scale
-  std::optional<std::uint32_t> global;
-  std::vector<double> e_exact;       // exact profile: s_j (* g), exact in f64
-  std::vector<float> e_burn;         // burn profile: divisor/multiplier (0 replaced by 0.1)
-};
-
-double dtype_max(ScaleDtype d) { return detail::grid_of(d).max; }
-
-std::uint32_t f32bits(float f) { return scalar::f32_bits(f); }
 
 Status check_given(const GivenScales& gs, const Layout& l, bool two) {
   for (std::size_t i = 0; i < gs.block.size(); ++i) {
@@ -234,6 +62,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
+  const kernels::Kernels& kf = kernels::Get();
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
@@ -283,7 +112,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
         thread_local std::vector<std::uint32_t> amax, tight, lowest;
         if (burn) eb.resize(ns);
         std::fill(bm, bm + ns, 0u);
-        kernels::SegmentMaxAbsBits(x + off, len, bw, bm);
+        kf.segment_max_abs_bits(x + off, len, bw, bm);
         if (!burn) {
           // Exact profile: every segment's scale at once by the SIMD round-up (ScalesFromMax).
           amax.assign(bm, bm + ns);
@@ -301,7 +130,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
             tight.resize(ns);
             lowest.resize(ns);
           }
-          const kernels::ScaleFacts facts = kernels::ScalesFromMax(amax.data(), ns, sp, bm, ee.data(), inv.data(),
+          const kernels::ScaleFacts facts = kf.scales_from_max(amax.data(), ns, sp, bm, ee.data(), inv.data(),
                                                                    asym ? tight.data() : nullptr,
                                                                    asym ? lowest.data() : nullptr);
           plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
@@ -312,20 +141,18 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
             anomaly = true;
             return;
           }
-          const float a = scalar::f32_from_bits(bm[k]);
-          const float two_a = a * 2.0f;
-          if (std::isinf(two_a)) {
+          float s;
+          if (!detail::burn_scale(scalar::f32_from_bits(bm[k]), W, &s)) {
             anomaly = true;
             return;
           }
-          const double st = detail::grid_round_up(two_a / static_cast<float>(W), grid);
-          const float e = static_cast<float>(st);
-          eb[k] = e == 0 ? 0.1f : e;
+          const double st = detail::grid_round_up(s, grid);
+          eb[k] = detail::burn_divisor(static_cast<float>(st));
           bm[k] = detail::scale_to_bits(st, sd);
         }
-        kernels::QuantizeRow(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
-                             burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
-                             plan.put_back ? lowest.data() : nullptr);
+        kf.quantize_row(x + off, len, bw, burn ? nullptr : ee.data(), burn ? nullptr : inv.data(), 1.0,
+                        burn ? eb.data() : nullptr, mode, plan.lo, vi.hi, fmt, codes + off, 1, 1, 0,
+                        plan.put_back ? lowest.data() : nullptr);
         // The kernel put lo back where W e == 2a; a saturated block's lo is put back here.
         for (std::uint64_t k = 0; plan.put_back && saturated && k < ns; ++k) {
           if (tight[k]) {
@@ -342,7 +169,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   std::vector<std::uint32_t> bmax(nb, 0);
   for_runs(g, true, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                         std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
-    kernels::RowsSegmentMaxAbsBits(x + off, nrows, len, bw, &bmax[b], groups, gstride);
+    kf.rows_segment_max_abs_bits(x + off, nrows, len, bw, &bmax[b], groups, gstride);
   });
   for (std::uint32_t m : bmax) {
     if (m >= 0x7F800000u) {
@@ -351,16 +178,6 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       return errors::non_finite_input(i);
     }
   }
-  const ValueInfo& vi = info(scheme.value);
-  const ScaleDtype sd = scheme.scale_dtype();
-  const Grid grid = detail::grid_of(sd);
-  const double W = static_cast<double>(vi.hi - vi.lo);
-  const double Dmax = two ? dtype_max(sd) : 1.0;
-  Scales sc;
-  sc.bits.resize(nb);
-  std::vector<double> stored(nb);  // stored scale values
-  double gval = 1.0;               // global (two-level)
-
   std::vector<ExactSum> sums;
   if (!given && absmean) {
     sums.resize(nb);
@@ -369,141 +186,28 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       for (std::uint64_t i = 0; i < len; ++i) sums[b + i / g.bw].add_abs(x[off + i]);
     });
   }
-  auto alpha_f = [&](std::uint64_t j) { return scalar::f32_from_bits(bmax[j]); };
-
-  if (given) {
-    for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(given->block[j], grid);
-    if (two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
-  } else if (!burn) {
-    // exact profile
-    if (!two) {
-      // minmax: the scales come from the SIMD kernel below (vector_scales).
-      for (std::uint64_t j = 0; j < nb && absmean; ++j) {
-        if (absmean) {
-          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), 1.0, grid);
-        } else {
-          // 2 alpha / W: correctly rounded f64 quotient decides the round-up exactly (SEMANTICS-fast.md).
-          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / W, grid);
-        }
-      }
-    } else {
-      const Grid f32g = detail::f32_grid();
-      double gm = 0;
-      if (absmean) {
-        for (std::uint64_t j = 0; j < nb; ++j) {
-          const u128 D = static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W) * static_cast<u128>(Dmax);
-          gm = std::max(gm, detail::round_up_ratio(sums[j], D, 1.0, f32g));
-        }
-      } else {
-        float amax = 0;
-        for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
-        gm = detail::grid_round_up(2.0 * amax / (W * Dmax), f32g);
-      }
-      gval = std::max(gm, std::ldexp(1.0, -126));
-      for (std::uint64_t j = 0; j < nb && absmean; ++j) {
-        if (absmean) {
-          stored[j] = detail::round_up_ratio(sums[j], static_cast<u128>(g.block_elements(j)) * static_cast<u128>(W), gval, grid);
-        } else {
-          stored[j] = detail::grid_round_up(2.0 * alpha_f(j) / (W * gval), grid);
-        }
-      }
-    }
-  } else {
-    // burn profile: f32 at every step.
-    std::vector<float> scale(nb);
-    for (std::uint64_t j = 0; j < nb; ++j) {
-      const float a = absmean ? detail::f32_mean_rne(sums[j], g.block_elements(j)) : alpha_f(j);
-      const float two_a = a * 2.0f;
-      if (std::isinf(two_a)) {
-        return errors::burn_alpha_overflow(j);
-      }
-      scale[j] = two_a / static_cast<float>(W);
-    }
-    if (!two) {
-      for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(scale[j], grid);
-    } else {
-      float smax = 0;
-      for (float s : scale) smax = std::max(smax, s);
-      const float gf = std::max(smax / static_cast<float>(Dmax), FLT_MIN);
-      gval = gf;
-      for (std::uint64_t j = 0; j < nb; ++j) stored[j] = detail::grid_round_up(scale[j] / gf, grid);
-    }
-  }
-
-  // Stored bits and effective scales. Calibrated minmax under the exact profile: all blocks at
-  // once by kernels::ScalesFromMax (the same round-up as grid_round_up, tested against it).
-  const bool vector_scales = !given && !burn && !absmean;
-  detail::LowestPlan plan{vi.lo, false};  // lowest_code.hpp
-  bool saturated = false;                 // some tight block has W e < 2a
-  std::vector<std::uint32_t> tight, lowest;
-  std::vector<double> ee;
-  std::vector<float> ei, eb;  // ei: InvF32(ee), the reciprocals of the f32-lane codes
-  if (vector_scales) {
-    // W * g is exact: W has at most 17 significant bits, g 24.
-    kernels::ScaleSpec sp = detail::scale_spec(sd, two ? W * gval : W, two ? gval : 1.0);
-    ee.resize(nb);
-    ei.resize(nb);
-    const bool asym = detail::asymmetric(vi.lo, vi.hi);
-    sp.count_tight = asym;
-    if (asym) {
-      tight.resize(nb);
-      lowest.resize(nb);
-    }
-    const kernels::ScaleFacts facts = kernels::ScalesFromMax(bmax.data(), nb, sp, scale_bits, ee.data(), ei.data(),
-                                                             asym ? tight.data() : nullptr, asym ? lowest.data() : nullptr);
-    plan = detail::lowest_plan_in_kernel(vi.lo, vi.hi, facts.tight);
-    saturated = facts.below > 0;
-  } else {
-    for (std::uint64_t j = 0; j < nb; ++j) scale_bits[j] = detail::scale_to_bits(stored[j], sd);
-  }
-  if (two && global_bits) *global_bits = f32bits(static_cast<float>(gval));
-  if (vector_scales) {
-    // A calibrated scale is zero only for an all-zero block; nothing to check.
-  } else if (!burn) {
-    ee.resize(nb);
-    bool any_zero = false;
-    for (std::uint64_t j = 0; j < nb; ++j) {
-      ee[j] = two ? stored[j] * gval : stored[j];  // <= 11 + 24 significant bits: exact
-      any_zero = any_zero || (ee[j] == 0 && bmax[j] != 0);
-    }
-    if (any_zero) {
-      // Named by the first such element in row-major order, as reference/ does (docs/SEMANTICS.md).
-      std::uint64_t block = 0;
-      const std::uint64_t e = find_element(l, [&](std::uint64_t i, std::uint64_t b) {
-        block = b;
-        return ee[b] == 0 && (f32bits(x[i]) & 0x7FFFFFFFu) != 0;
-      });
-      return errors::zero_scale_nonzero_input(block, e);
-    }
-    ei.resize(nb);
-    for (std::uint64_t j = 0; j < nb; ++j) ei[j] = kernels::InvF32(ee[j]);
-  } else {
-    eb.resize(nb);
-    const float gf = static_cast<float>(gval);
-    for (std::uint64_t j = 0; j < nb; ++j) {
-      const float e = two ? gf * static_cast<float>(stored[j]) : static_cast<float>(stored[j]);
-      if (std::isinf(e)) {
-        return errors::burn_scale_product_overflow(j);
-      }
-      eb[j] = e == 0 ? 0.1f : e;
-    }
-  }
+  const detail::ScaleRule rule = detail::scale_rule(scheme, opt);
+  detail::BlockScales sc;
+  QSCHEME_RETURN_IF_ERROR(detail::block_scales(rule, kf, l, g, x, bmax, sums, given, scale_bits, global_bits, &sc));
 
   // Quantize pass.
-  const bool is_float = vi.is_float;
-  const int fmt = is_float ? fmt_of(scheme.value) : 0;
-  const int mode = (burn ? 2 : 0) + (is_float ? 1 : 0);
+  const ValueInfo& vi = info(scheme.value);
+  const double W = rule.W;
+  const int fmt = vi.is_float ? fmt_of(scheme.value) : 0;
+  const int mode = (burn ? 2 : 0) + (vi.is_float ? 1 : 0);
+  const detail::LowestPlan& plan = sc.plan;
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
-    kernels::QuantizeRow(x + off, len, bw, ee.empty() ? nullptr : ee.data() + b, ei.empty() ? nullptr : ei.data() + b,
-                         two ? gval : 1.0, eb.size() == 0 ? nullptr : eb.data() + b, mode, plan.lo, vi.hi, fmt, codes + off, nrows,
-                         groups, gstride, plan.put_back ? lowest.data() + b : nullptr);
+    kf.quantize_row(x + off, len, bw, sc.ee.empty() ? nullptr : sc.ee.data() + b,
+                    sc.ei.empty() ? nullptr : sc.ei.data() + b, sc.g, sc.eb.empty() ? nullptr : sc.eb.data() + b, mode,
+                    plan.lo, vi.hi, fmt, codes + off, nrows, groups, gstride,
+                    plan.put_back ? sc.lowest.data() + b : nullptr);
     // The kernel put lo back where W e == 2a; a saturated block's lo is put back here. Segment k
     // of each of the run's rows lies in block b + k.
-    for (std::uint64_t k = 0; plan.put_back && saturated && k * bw < len; ++k) {
-      if (!tight[b + k]) continue;
+    for (std::uint64_t k = 0; plan.put_back && sc.saturated && k * bw < len; ++k) {
+      if (!sc.tight[b + k]) continue;
       const std::uint64_t c0 = k * bw, n = std::min(bw, len - c0);
-      const detail::LowestFix f = detail::lowest_fix(bmax[b + k], ee[b + k], W, vi.lo);
+      const detail::LowestFix f = detail::lowest_fix(bmax[b + k], sc.ee[b + k], W, vi.lo);
       detail::for_run_rows(nrows, groups, gstride, len, [&](std::uint64_t r0) {
         detail::put_lowest(f, x + off + r0 + c0, n, vi.lo, codes + off + r0 + c0);
       });
@@ -533,13 +237,14 @@ Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_co
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
 Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuffer<float>* eb, float* g,
                        bool check_codes = true) {
+  const kernels::Kernels& kf = kernels::Get();
   if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   const bool two = q.scheme.two_level();
   if (q.global_bits.has_value() != two) return errors::global_presence(two);
   const ScaleDtype sd = q.scheme.scale_dtype();
   detail::BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
-  if (const std::size_t j = kernels::ScaleValuesFromBits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
+  if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
       j != l.scales) {
     return errors::bad_scale(j, sd, q.scale_bits[j]);
   }
@@ -549,7 +254,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuf
   }
   const CodeRange cr = code_range(q.scheme.value);
   const std::size_t bad =
-      check_codes ? kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
+      check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
   if (bad != q.codes.size()) return bad_code(q, bad);
   *g = 1.0f;
   if (q.profile != Profile::burn) {
@@ -587,6 +292,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   }
   if (n != l.elements) return err(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   const Geo g(l);
+  const kernels::Kernels& kf = kernels::Get();
   const ValueInfo& vi = info(q.scheme.value);
   const int fmt = vi.is_float ? fmt_of(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
@@ -599,7 +305,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
       bool any_bad = false;
       for (std::uint64_t gi = 0; gi < groups; ++gi) {
         const std::uint64_t at = off + gi * gstride;
-        const std::size_t cnt = len * nrows, bad = kernels::FirstInvalidCode(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
+        const std::size_t cnt = len * nrows, bad = kf.first_invalid_code(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
         if (bad != cnt) {
           any_bad = true;
           std::uint64_t cur = first_bad.load();
@@ -609,7 +315,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
       }
       if (any_bad) return;
     }
-    kernels::DequantRow(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
+    kf.dequant_row(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
                         nrows, groups, gstride);
   });
   if (first_bad.load() != UINT64_MAX) return bad_code(q, first_bad.load());
@@ -647,9 +353,10 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 
 void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out) {
   if (l.elements == 0) return;  // no values (and no storage elements)
+  const kernels::Kernels& kf = kernels::Get();
   const std::int32_t* c = q.codes.data();
   if (l.packed_axis < 0) {
-    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kernels::CodesToBytes(c + b, e - b, out + b); });
+    parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kf.codes_to_bytes(c + b, e - b, out + b); });
     return;
   }
   if (l.elements == 0) return;  // no words: memcpy from an empty vector's null data() is UB
@@ -669,7 +376,7 @@ void encode_values(const QuantizedTensor& q, const Layout& l, std::uint8_t* out)
           put_le(dst, w, p.ebytes);
           continue;
         }
-        kernels::PackWords(src, p.inner, count, p.inner, p.bits, words.data());
+        kf.pack_words(src, p.inner, count, p.inner, p.bits, words.data());
         if (p.ebytes == 4) {
           std::memcpy(dst, words.data(), p.inner * 4);  // little-endian host (x86-64)
         } else {
@@ -686,8 +393,9 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
   const ValueInfo& vi = info(s.value);
   const bool is_signed = !vi.is_float;
   if (l.elements == 0) return kNoIndex;
+  const kernels::Kernels& kf = kernels::Get();
   if (l.packed_axis < 0) {
-    kernels::BytesToCodes(in, l.elements, is_signed, c);
+    kf.bytes_to_codes(in, l.elements, is_signed, c);
     return kNoIndex;
   }
   if (l.elements == 0) return kNoIndex;  // no words: memcpy into an empty vector's null data() is UB
@@ -709,7 +417,7 @@ std::size_t decode_values(const Scheme& s, const Layout& l, const std::uint8_t* 
           }
         }
       }
-      kernels::UnpackWords(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
+      kf.unpack_words(words.data(), p.inner, count, p.inner, p.bits, is_signed, dst);
     }
   }
   return bad;
@@ -794,17 +502,18 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   if (bad_pad != kNoIndex) {
     return errors::nonzero_padding(bad_pad / static_cast<std::uint64_t>(l.storage_element_bytes), bad_pad);
   }
+  const kernels::Kernels& kf = kernels::Get();
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
     const int lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
     const int hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
-    const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), lo, hi, 0);
+    const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), lo, hi, 0);
     if (bad != q.codes.size()) {
       return errors::bad_native_byte(bad, scheme.value, bytes[bad]);
     }
   }
   const CodeRange cr = code_range(scheme.value);
-  const std::size_t bad = kernels::FirstInvalidCode(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
+  const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
   if (bad != q.codes.size()) {
     return errors::bad_code(bad, scheme.value, q.codes[bad]);
   }

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "fast/scalar.h"
+#include "fast/kernels/scalar.h"
 #include "scheme/errors.hpp"
-#include "scheme/layout.hpp"
 #include "scheme/fp_env.hpp"
+#include "scheme/layout.hpp"
 
 namespace qscheme::fast::detail {
 namespace {

@@ -11,15 +11,15 @@
 #include <memory>
 #include <vector>
 
-#include "fast/big_buffer.hpp"
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
-#include "fast/fused.h"
-#include "fast/kernels.h"
-#include "fast/lowest_code.hpp"
-#include "fast/parallel.hpp"
-#include "fast/scalar.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
+#include "fast/scales.hpp"
+#include "fast/support/big_buffer.hpp"
+#include "fast/support/lowest_code.hpp"
+#include "fast/support/parallel.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
@@ -94,6 +94,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
                                                 " bytes; the layout needs " + std::to_string(l.total_bytes));
   }
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
+  const kernels::Kernels& kf = kernels::Get();
   if (!p.fused || options.profile != Profile::exact || options.calibration != Calibration::minmax || options.scales) {
     return general_quantize(scheme, shape, x, n, options, out);
   }
@@ -119,12 +120,12 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       // Rows of whole blocks are one run of blocks, taken in one call: a call per row (4,096 of
       // them) left the nvfp4 prepass over 64 MiB about 10% slower, for reasons not established.
       if (uniform) {
-        row_max[rb] = kernels::MaxAbsBits(x + rb * p.L, (re - rb) * p.L);
+        row_max[rb] = kf.max_abs_bits(x + rb * p.L, (re - rb) * p.L);
       } else if (p.L % p.bw == 0) {
-        row_max[rb] = kernels::PrepassBlockMaxAbsBits(x + rb * p.L, (re - rb) * p.L, p.bw, &amax[rb * p.nbr]);
+        row_max[rb] = kf.prepass_block_max_abs_bits(x + rb * p.L, (re - rb) * p.L, p.bw, &amax[rb * p.nbr]);
       } else {
         for (std::uint64_t r = rb; r < re; ++r) {
-          row_max[r] = kernels::PrepassBlockMaxAbsBits(x + r * p.L, p.L, p.bw, &amax[r * p.nbr]);
+          row_max[r] = kf.prepass_block_max_abs_bits(x + r * p.L, p.L, p.bw, &amax[r * p.nbr]);
         }
       }
     });
@@ -133,16 +134,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
     if (p.two) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
-      const double a = scalar::f32_from_bits(top);
-      const double gm = detail::grid_round_up(2.0 * a / (p.W * p.Dmax), detail::f32_grid());
-      const double g = std::max(gm, std::ldexp(1.0, -126));
+      const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
       put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(g)), 4);
     }
     if (uniform) {
       std::uint32_t b;
-      const kernels::ScaleFacts f = kernels::ScalesFromMax(&top, 1, spec, &b, &uniform_e, &uniform_inv);
+      const kernels::ScaleFacts f = kf.scales_from_max(&top, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
       put_le(scales_out, b, p.sbytes);
       // One scale: lo is only needed when it is tight (then the codes keep lo).
       uniform_code.lo = detail::lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
@@ -157,7 +156,6 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   // it. Otherwise each unit decides from its largest block maximum.
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
-  const kernels::FusedKernels kf = kernels::Fused();
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     Scratch s(p);

@@ -5,7 +5,7 @@
 // engine's f32 lanes would silently give other bits than the reference for inputs or scales near
 // the subnormal range, and an unmasked overflow trap would fire on the saturating estimates the
 // kernels rely on. So every public entry point of fast/ and reference/ holds an FpEnvGuard: the
-// call runs in the default environment (so do the fast engine's pool workers, fast/worker_pool.cc)
+// call runs in the default environment (so do the fast engine's pool workers, fast/support/worker_pool.cc)
 // and the caller's environment, exception flags included, is back when the call returns.
 #pragma once
 

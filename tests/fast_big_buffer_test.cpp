@@ -1,4 +1,4 @@
-// fast/big_buffer.hpp: the whole-tensor scratch of the bytes paths. Small arrays come from the
+// fast/support/big_buffer.hpp: the whole-tensor scratch of the bytes paths. Small arrays come from the
 // heap, arrays of 64 KiB or more from their own mapping (2 MiB-aligned from 2 MiB on), and a
 // thread keeps its largest mapping for its next call; a call whose scratch is such a recycled
 // mapping, full of the previous call's data, still gives the bytes of the unfused path; and a
@@ -14,9 +14,9 @@
 
 #include <sys/resource.h>
 
-#include "fast/big_buffer.hpp"
 #include "fast/fast.hpp"
 #include "fast/qscheme.h"
+#include "fast/support/big_buffer.hpp"
 #include "scheme/text.hpp"
 
 namespace fast = qscheme::fast;

@@ -16,8 +16,7 @@
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
-#include "fast/fused.h"
-#include "fast/kernels.h"
+#include "fast/kernels/dispatch.h"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "reference/reference.hpp"
@@ -347,7 +346,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           std::vector<double> e(amax.size());
           std::vector<float> inv(amax.size());
           std::vector<std::uint32_t> tight_k(amax.size(), 7u), lowest_k(amax.size(), 7u);
-          const fast::kernels::ScaleFacts facts = fast::kernels::ScalesFromMax(
+          const fast::kernels::ScaleFacts facts = fast::kernels::Get().scales_from_max(
               amax.data(), amax.size(), sp, bits.data(), e.data(), inv.data(), tight_k.data(), lowest_k.data());
           // Tight, as documented: a > 0 and W e <= 2a with e = c g, compared exactly (long double
           // holds W c g: at most 8 + 24 + 24 bits). The kernel's W e is exact where the schemes
@@ -404,7 +403,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             std::vector<double> e2(amax.size());
             std::vector<float> inv2(amax.size());
             const fast::kernels::ScaleFacts f2 =
-                fast::kernels::ScalesFromMax(amax.data(), amax.size(), nc, bits2.data(), e2.data(), inv2.data());
+                fast::kernels::Get().scales_from_max(amax.data(), amax.size(), nc, bits2.data(), e2.data(), inv2.data(), nullptr, nullptr);
             BOOST_TEST((bits2 == bits && e2 == e));
             BOOST_TEST(std::memcmp(inv2.data(), inv.data(), inv.size() * sizeof(float)) == 0);
             BOOST_TEST(f2.any_far == facts.any_far);
@@ -417,7 +416,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             std::uint32_t b1;
             double e1;
             float i1;
-            const fast::kernels::ScaleFacts f1 = fast::kernels::ScalesFromMax(&amax[k], 1, sp, &b1, &e1, &i1);
+            const fast::kernels::ScaleFacts f1 = fast::kernels::Get().scales_from_max(&amax[k], 1, sp, &b1, &e1, &i1, nullptr, nullptr);
             BOOST_TEST(f1.any_far == std::isnan(i1));
             if (tight_exact) BOOST_TEST(f1.tight == (tight(amax[k]) ? 1u : 0u));
           }
@@ -450,7 +449,7 @@ BOOST_AUTO_TEST_CASE(scales_from_bytes_matches_its_scalar_twin_on_every_target) 
       std::vector<float> v(pats.size());
       std::size_t k0 = 0;
       while (k0 < pats.size()) {
-        const std::size_t first = fast::kernels::ScalesFromBytes(buf.data() + k0 * sb, pats.size() - k0,
+        const std::size_t first = fast::kernels::Get().scales_from_bytes(buf.data() + k0 * sb, pats.size() - k0,
                                                                  static_cast<int>(sd), v.data() + k0);
         for (std::size_t k = k0; k < k0 + first; ++k) {
           double want;
@@ -478,7 +477,7 @@ BOOST_AUTO_TEST_CASE(block_max_abs_bits_matches_its_scalar_twin_on_every_target)
   for (float& v : x) v = u(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
-    const std::size_t N = fast::kernels::FusedLanes();
+    const std::size_t N = fast::kernels::Get().lanes_f32();
     for (std::size_t vpb : {1, 2, 3, 4, 8}) {
       const std::size_t bw = vpb * N;
       for (std::size_t len : {bw, 5 * bw, 16 * bw, 37 * bw, 37 * bw + N + 3, 2 * N * bw + 1}) {
@@ -498,11 +497,12 @@ BOOST_AUTO_TEST_CASE(block_max_abs_bits_matches_its_scalar_twin_on_every_target)
             top = std::max(top, want[b]);
           }
           // The prepass variant differs only in how far ahead it prefetches.
-          for (auto* kernel : {fast::kernels::BlockMaxAbsBits, fast::kernels::PrepassBlockMaxAbsBits}) {
+          const fast::kernels::Kernels& kt = fast::kernels::Get();
+          for (auto* kernel : {kt.block_max_abs_bits, kt.prepass_block_max_abs_bits}) {
             std::fill(got.begin(), got.end(), 0xDEADBEEF);
             const std::uint32_t got_top = kernel(y.data(), len, bw, got.data());
             BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " bw " << bw << " len " << len << " poison "
-                                         << poison << " prepass " << (kernel != fast::kernels::BlockMaxAbsBits)) {
+                                         << poison << " prepass " << (kernel != kt.block_max_abs_bits)) {
               BOOST_TEST(got == want);
               BOOST_TEST(got_top == top);
               if (poison != 0) BOOST_TEST(got[at / bw] >= 0x7F800000u);
@@ -523,7 +523,7 @@ BOOST_AUTO_TEST_CASE(stream_copy_equals_memcpy_at_every_alignment_on_every_targe
     for (std::size_t n : {0, 1, 15, 16, 63, 64, 65, 200, 511}) {
       for (std::size_t off = 0; off < 64; off += (off < 8 ? 1 : 9)) {
         std::vector<std::uint8_t> a(n + 192, kCanary), b(n + 192, kCanary);
-        fast::kernels::StreamCopy(a.data() + 64 + off, src.data() + off, n);
+        fast::kernels::Get().stream_copy(a.data() + 64 + off, src.data() + off, n);
         hwy::FlushStream();
         std::memcpy(b.data() + 64 + off, src.data() + off, n);
         BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " n " << n << " offset " << off) { BOOST_TEST(a == b); }
@@ -628,13 +628,13 @@ BOOST_AUTO_TEST_CASE(two_level_dequantize_rounds_once_at_extreme_globals) {
   BOOST_TEST(checked > 20u);
 }
 
-BOOST_AUTO_TEST_CASE(fused_kernel_table_follows_the_forced_target) {
-  // The drivers look their kernels up once per call (kernels::Fused): a forced target must still
-  // change them, or the every-target tests of the bytes path would all run one target.
+BOOST_AUTO_TEST_CASE(kernel_table_follows_the_forced_target) {
+  // The drivers look their kernels up once per call (kernels::Get): a forced target must still
+  // change them, or the every-target tests of the drivers would all run one target.
   std::vector<const void*> seen;
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
-    const fast::kernels::FusedKernels k = fast::kernels::Fused();
+    const fast::kernels::Kernels& k = fast::kernels::Get();
     const void* codes = reinterpret_cast<const void*>(k.quantize_codes);
     BOOST_TEST_CONTEXT("target " << hwy::TargetName(t)) {
       BOOST_TEST((std::find(seen.begin(), seen.end(), codes) == seen.end()));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fast/fast.hpp"
-#include "fast/kernels.h"
+#include "fast/kernels/dispatch.h"
 #include "hwy/targets.h"
 #include "scheme/text.hpp"
 

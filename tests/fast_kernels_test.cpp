@@ -1,4 +1,4 @@
-// Every SIMD kernel of fast/ against its scalar twin (fast/scalar.h) on every compiled Highway
+// Every SIMD kernel of fast/ against its scalar twin (fast/kernels/scalar.h) on every compiled Highway
 // target this CPU supports, over lengths 1, 3, 7, N/2, N, N+1, 3N, 8N+2 (N = f32 lanes of the
 // target) crossed with misalignments 0, N/4, 3N/5. Results must be identical:
 // codes equal, floats bit-equal.
@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "fast/fused.h"
-#include "fast/kernels.h"
-#include "fast/prefetch_window.hpp"
-#include "fast/scalar.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
+#include "fast/support/prefetch_window.hpp"
 #include "hwy/targets.h"
 
 namespace k = qscheme::fast::kernels;
@@ -44,11 +43,11 @@ void ForEachTarget(Fn fn) {
 }
 
 std::vector<std::size_t> Lengths() {
-  const std::size_t N = k::LanesF32();
+  const std::size_t N = k::Get().lanes_f32();
   return {1, 3, 7, N / 2, N, N + 1, 3 * N, 8 * N + 2};
 }
 std::vector<std::size_t> Misaligns() {
-  const std::size_t N = k::LanesF32();
+  const std::size_t N = k::Get().lanes_f32();
   return {0, N / 4, 3 * N / 5};
 }
 
@@ -165,28 +164,28 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
     ForEachLenMis([](std::size_t len, std::size_t mis) {
       auto buf = Inputs(0.37, len + mis, 7 + static_cast<std::uint32_t>(len));
       const float* x = buf.data() + mis;
-      BOOST_TEST(k::MaxAbsBits(x, len) == sc::max_abs_bits(x, len));
+      BOOST_TEST(k::Get().max_abs_bits(x, len) == sc::max_abs_bits(x, len));
       // A NaN or infinity at the last position is seen.
       buf[mis + len - 1] = std::numeric_limits<float>::infinity();
-      BOOST_TEST(k::MaxAbsBits(x, len) >= 0x7F800000u);
+      BOOST_TEST(k::Get().max_abs_bits(x, len) >= 0x7F800000u);
       // Segmented form, widths up to 2N+1 and every power of two below N (each has its own tree).
       std::vector<std::size_t> widths;
-      for (std::size_t w = 1; w <= 2 * k::LanesF32() + 1; w += 3) widths.push_back(w);
-      for (std::size_t w = 2; w < k::LanesF32(); w *= 2) widths.push_back(w);
+      for (std::size_t w = 1; w <= 2 * k::Get().lanes_f32() + 1; w += 3) widths.push_back(w);
+      for (std::size_t w = 2; w < k::Get().lanes_f32(); w *= 2) widths.push_back(w);
       for (std::size_t w : widths) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 5), b(ns, 5);
-        k::SegmentMaxAbsBits(x, len, w, a.data());
+        k::Get().segment_max_abs_bits(x, len, w, a.data());
         for (std::size_t s = 0; s < ns; ++s) b[s] = std::max<std::uint32_t>(5, sc::max_abs_bits(x + s * w, std::min(w, len - s * w)));
         BOOST_TEST(a == b);
       }
       // Three rows sharing their segments: as three SegmentMaxAbsBits calls into one acc.
       const auto rows3 = Inputs(3.1, 3 * len, 11 + static_cast<std::uint32_t>(len));
-      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::LanesF32(), std::size_t{1000}, std::size_t{1500}}) {
+      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::Get().lanes_f32(), std::size_t{1000}, std::size_t{1500}}) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 7), b(ns, 7);
-        k::RowsSegmentMaxAbsBits(rows3.data(), 3, len, w, a.data());
-        for (std::size_t r = 0; r < 3; ++r) k::SegmentMaxAbsBits(rows3.data() + r * len, len, w, b.data());
+        k::Get().rows_segment_max_abs_bits(rows3.data(), 3, len, w, a.data(), 1, 0);
+        for (std::size_t r = 0; r < 3; ++r) k::Get().segment_max_abs_bits(rows3.data() + r * len, len, w, b.data());
         BOOST_TEST(a == b);
       }
       // Two groups of three rows, 4 rows apart: the row between them (huge values) is not read.
@@ -196,11 +195,11 @@ BOOST_AUTO_TEST_CASE(max_abs_bits) {
         std::copy(rows3.begin() + r * len, rows3.begin() + (r + 1) * len, g2.begin() + (4 + r) * len);
         for (std::size_t i = 0; i < len; ++i) g2[(4 + r) * len + i] *= 0.75f;
       }
-      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::LanesF32(), std::size_t{1500}}) {
+      for (std::size_t w : {std::size_t{1}, std::size_t{5}, k::Get().lanes_f32(), std::size_t{1500}}) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 7), b(ns, 7);
-        k::RowsSegmentMaxAbsBits(g2.data(), 3, len, w, a.data(), 2, 4 * len);
-        for (std::size_t r : {0, 1, 2, 4, 5, 6}) k::SegmentMaxAbsBits(g2.data() + r * len, len, w, b.data());
+        k::Get().rows_segment_max_abs_bits(g2.data(), 3, len, w, a.data(), 2, 4 * len);
+        for (std::size_t r : {0, 1, 2, 4, 5, 6}) k::Get().segment_max_abs_bits(g2.data() + r * len, len, w, b.data());
         BOOST_TEST(a == b);
       }
     });
@@ -216,7 +215,7 @@ BOOST_AUTO_TEST_CASE(quantize_exact_int) {
             const auto buf = Inputs(e, len + mis, static_cast<std::uint32_t>(len * 31 + mis));
             const float* x = buf.data() + mis;
             std::vector<std::int32_t> a(len + 1, 99), b(len + 1, 99);
-            k::QuantizeExactInt(x, len, e, ik.lo, ik.hi, a.data());
+            k::Get().quantize_exact_int(x, len, e, ik.lo, ik.hi, a.data());
             sc::quantize_exact_int(x, len, e, ik.lo, ik.hi, b.data());
             EXPECT_SAME(a.data(), b.data(), len + 1, x);  // incl. the untouched guard element
           });
@@ -236,7 +235,7 @@ BOOST_AUTO_TEST_CASE(quantize_exact_float) {
             auto buf = Inputs(e * sc::kMini[fmt].max / 256, len + mis, static_cast<std::uint32_t>(len * 17 + mis));
             const float* x = buf.data() + mis;
             std::vector<std::int32_t> a(len + 1, 99), b(len + 1, 99);
-            k::QuantizeExactFloat(x, len, e, fmt, a.data());
+            k::Get().quantize_exact_float(x, len, e, fmt, a.data());
             sc::quantize_exact_float(x, len, e, fmt, b.data());
             EXPECT_SAME(a.data(), b.data(), len + 1, x);
           });
@@ -267,7 +266,7 @@ BOOST_AUTO_TEST_CASE(quantize_exact_float_every_grid_point_and_midpoint) {
       xs.push_back(static_cast<float>(mi.max * 1.0625));
       xs.push_back(-1e30f);
       std::vector<std::int32_t> a(xs.size()), b(xs.size());
-      k::QuantizeExactFloat(xs.data(), xs.size(), 1.0, fmt, a.data());
+      k::Get().quantize_exact_float(xs.data(), xs.size(), 1.0, fmt, a.data());
       sc::quantize_exact_float(xs.data(), xs.size(), 1.0, fmt, b.data());
       BOOST_TEST_CONTEXT("fmt " << fmt) { EXPECT_SAME(a.data(), b.data(), xs.size(), xs); }
     }
@@ -280,7 +279,7 @@ BOOST_AUTO_TEST_CASE(byte_codes_match_the_scalar_twin_within_ulps_of_every_round
   // 1 to 12 f32 ulps either side: the flag's margin must cover r's error, and nothing past it
   // may be flagged wrongly. Scales on and off the f32 grid (e = s * g of two levels).
   ForEachTarget([] {
-    const std::size_t N = k::FusedLanes();
+    const std::size_t N = k::Get().lanes_f32();
     std::vector<double> scales{1.0, 0.375, 448.0 * std::ldexp(static_cast<double>(0x00ABCDEF), -40),
                                std::ldexp(5.0, -60), std::ldexp(7.0, 40)};
     // Two-level products s * g (s with 4 significant bits, g any f32): r's error reaches its bound
@@ -319,7 +318,7 @@ BOOST_AUTO_TEST_CASE(byte_codes_match_the_scalar_twin_within_ulps_of_every_round
         const float inv = k::InvF32(e);
         std::vector<std::uint8_t> a(xs.size() + 1, 0x5A);
         std::vector<std::int32_t> b(xs.size());
-        k::QuantizeCodes(xs.data(), xs.size(), 0, 0, &inv, &e, std::isnan(inv), cs, a.data());
+        k::Get().quantize_codes(xs.data(), xs.size(), 0, 0, &inv, &e, std::isnan(inv), cs, a.data(), nullptr);
         sc::quantize_exact_float(xs.data(), xs.size(), e, fmt, b.data());
         std::vector<std::uint8_t> bb(xs.size() + 1, 0x5A);
         for (std::size_t i = 0; i < xs.size(); ++i) bb[i] = static_cast<std::uint8_t>(b[i]);
@@ -330,7 +329,7 @@ BOOST_AUTO_TEST_CASE(byte_codes_match_the_scalar_twin_within_ulps_of_every_round
           for (float& x : xs) x = static_cast<float>(std::clamp(static_cast<double>(x), -6.0 * e, 6.0 * e));
           cs.clamp = false;
           std::fill(a.begin(), a.end(), 0x5A);
-          k::QuantizeCodes(xs.data(), xs.size(), 0, 0, &inv, &e, std::isnan(inv), cs, a.data());
+          k::Get().quantize_codes(xs.data(), xs.size(), 0, 0, &inv, &e, std::isnan(inv), cs, a.data(), nullptr);
           sc::quantize_exact_float(xs.data(), xs.size(), e, fmt, b.data());
           for (std::size_t i = 0; i < xs.size(); ++i) bb[i] = static_cast<std::uint8_t>(b[i]);
           BOOST_TEST_CONTEXT("e " << e << " e2m1 unclamped") { EXPECT_SAME(a.data(), bb.data(), xs.size() + 1, xs); }
@@ -397,9 +396,9 @@ BOOST_AUTO_TEST_CASE(nibble_codes_are_the_packed_byte_codes_on_every_target) {
               }
             }
             std::vector<std::uint8_t> codes(len), scratch(len), want(len / 2 + 1, 0xA5), got(len / 2 + 1, 0xA5);
-            k::QuantizeCodes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, codes.data());
-            k::PackRow(codes.data(), len, 4, 2, 1, want.data());
-            k::QuantizeCodes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, scratch.data(), got.data());
+            k::Get().quantize_codes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, codes.data(), nullptr);
+            k::Get().pack_row(codes.data(), len, 4, 2, 1, want.data());
+            k::Get().quantize_codes(x.data(), len, 0, bw, inv.data(), e.data(), far, cs, scratch.data(), got.data());
             BOOST_TEST_CONTEXT("fmt " << kind.fmt << " lo " << kind.lo << " clamp " << kind.clamp << " bw " << bw
                                       << " len " << len << " far " << far) {
               BOOST_TEST(got == want, boost::test_tools::per_element());
@@ -418,7 +417,7 @@ BOOST_AUTO_TEST_CASE(quantize_zero_scale) {
         const auto buf = Inputs(1.0, len + mis, static_cast<std::uint32_t>(len + 3 * mis));
         const float* x = buf.data() + mis;
         std::vector<std::int32_t> a(len), b(len);
-        k::QuantizeZeroScale(x, len, sign, a.data());
+        k::Get().quantize_zero_scale(x, len, sign, a.data());
         for (std::size_t i = 0; i < len; ++i) b[i] = std::signbit(x[i]) ? sign : 0;
         EXPECT_SAME(a.data(), b.data(), len, x);
       });
@@ -435,13 +434,13 @@ BOOST_AUTO_TEST_CASE(quantize_burn) {
           const float* x = buf.data() + mis;
           for (const IntKind& ik : kInts) {
             std::vector<std::int32_t> a(len), b(len);
-            k::QuantizeBurnInt(x, len, e, ik.lo, ik.hi, a.data());
+            k::Get().quantize_burn_int(x, len, e, ik.lo, ik.hi, a.data());
             sc::quantize_burn_int(x, len, e, ik.lo, ik.hi, b.data());
             EXPECT_SAME(a.data(), b.data(), len, x);
           }
           for (int fmt = 0; fmt < 3; ++fmt) {
             std::vector<std::int32_t> a(len), b(len);
-            k::QuantizeBurnFloat(x, len, e, fmt, a.data());
+            k::Get().quantize_burn_float(x, len, e, fmt, a.data());
             sc::quantize_burn_float(x, len, e, fmt, b.data());
             EXPECT_SAME(a.data(), b.data(), len, x);
           }
@@ -463,11 +462,11 @@ BOOST_AUTO_TEST_CASE(dequantize) {
         for (auto& v : c) v = ik.lo + static_cast<int>(rng() % static_cast<unsigned>(ik.hi - ik.lo + 1));
         for (double e : es) {
           std::vector<float> a(len), b(len);
-          k::DequantExactInt(c.data() + mis, len, e, a.data());
+          k::Get().dequant_exact_int(c.data() + mis, len, e, a.data());
           sc::dequant_exact_int(c.data() + mis, len, e, b.data());
           EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
           const float ef = static_cast<float>(e);
-          k::DequantBurnInt(c.data() + mis, len, ef, a.data());
+          k::Get().dequant_burn_int(c.data() + mis, len, ef, a.data());
           sc::dequant_burn_int(c.data() + mis, len, ef, b.data());
           EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
         }
@@ -480,11 +479,11 @@ BOOST_AUTO_TEST_CASE(dequantize) {
         }
         for (double e : es) {
           std::vector<float> a(len), b(len);
-          k::DequantExactFloat(c.data() + mis, len, e, fmt, a.data());
+          k::Get().dequant_exact_float(c.data() + mis, len, e, fmt, a.data());
           sc::dequant_exact_float(c.data() + mis, len, e, fmt, b.data());
           EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
           const float ef = static_cast<float>(e);
-          k::DequantBurnFloat(c.data() + mis, len, ef, fmt, a.data());
+          k::Get().dequant_burn_float(c.data() + mis, len, ef, fmt, a.data());
           sc::dequant_burn_float(c.data() + mis, len, ef, fmt, b.data());
           EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
         }
@@ -500,12 +499,12 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
       std::vector<std::int32_t> c(len + mis);
       for (auto& v : c) v = static_cast<int>(rng() % 256) - 128;
       std::vector<std::uint8_t> a(len), b(len);
-      k::CodesToBytes(c.data() + mis, len, a.data());
+      k::Get().codes_to_bytes(c.data() + mis, len, a.data());
       sc::codes_to_bytes(c.data() + mis, len, b.data());
       EXPECT_SAME(a.data(), b.data(), len, c.data() + mis);
       for (bool sgn : {false, true}) {
         std::vector<std::int32_t> ca(len), cb(len);
-        k::BytesToCodes(a.data(), len, sgn, ca.data());
+        k::Get().bytes_to_codes(a.data(), len, sgn, ca.data());
         sc::bytes_to_codes(a.data(), len, sgn, cb.data());
         EXPECT_SAME(ca.data(), cb.data(), len, a);
       }
@@ -515,12 +514,12 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
           std::vector<std::int32_t> codes(count * stride);
           for (auto& v : codes) v = static_cast<int>(rng() % (1u << bits)) - (1 << (bits - 1));
           std::vector<std::uint32_t> wa(inner), wb(inner);
-          k::PackWords(codes.data(), inner, count, stride, bits, wa.data());
+          k::Get().pack_words(codes.data(), inner, count, stride, bits, wa.data());
           sc::pack_words(codes.data(), inner, count, stride, bits, wb.data());
           EXPECT_SAME(wa.data(), wb.data(), inner, codes);
           for (bool sgn : {false, true}) {
             std::vector<std::int32_t> ua(count * stride, 7), ub(count * stride, 7);
-            k::UnpackWords(wa.data(), inner, count, stride, bits, sgn, ua.data());
+            k::Get().unpack_words(wa.data(), inner, count, stride, bits, sgn, ua.data());
             sc::unpack_words(wa.data(), inner, count, stride, bits, sgn, ub.data());
             EXPECT_SAME(ua.data(), ub.data(), count * stride, wa);
             if (sgn) {
@@ -532,17 +531,17 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
       }
       // First invalid code: plant one at every position class.
       std::vector<std::int32_t> v(len + mis, 0);
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) == len);
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, -127, 127, 0) == len);
       const std::size_t pos = len / 2;
       v[mis + pos] = -128;
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) == pos);
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, -127, 127, 0) ==
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, -127, 127, 0) == pos);
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, -127, 127, 0) ==
                  sc::first_invalid_code(v.data() + mis, len, -127, 127, 0));
       v[mis + pos] = 0x7F;
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7F) == pos);
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, 0, 255, 0x7F) == pos);
       v[mis + pos] = 0xFE;
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7C) == pos);
-      BOOST_TEST(k::FirstInvalidCode(v.data() + mis, len, 0, 255, 0x7F) == len);
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, 0, 255, 0x7C) == pos);
+      BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, 0, 255, 0x7F) == len);
     });
   });
 }
@@ -555,8 +554,8 @@ BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {
       for (std::size_t w : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{11}, std::size_t{13}, std::size_t{48}, std::size_t{1023}}) {
         const std::size_t ns = (len + w - 1) / w;
         std::vector<std::uint32_t> a(ns, 0), b(ns, 0);
-        k::RowsSegmentMaxAbsBits(x.data(), 4, len, w, a.data());
-        for (std::size_t r = 0; r < 4; ++r) k::SegmentMaxAbsBits(x.data() + r * len, len, w, b.data());
+        k::Get().rows_segment_max_abs_bits(x.data(), 4, len, w, a.data(), 1, 0);
+        for (std::size_t r = 0; r < 4; ++r) k::Get().segment_max_abs_bits(x.data() + r * len, len, w, b.data());
         BOOST_TEST_CONTEXT("len " << len << " w " << w) { BOOST_TEST(a == b); }
         // And both against the scalar twin, segment by segment.
         std::vector<std::uint32_t> want(ns, 0);
@@ -578,7 +577,7 @@ BOOST_AUTO_TEST_CASE(whole_row_puts_the_lowest_code_back_where_its_pattern_match
   // clamped ones elsewhere. Segments of a far scale (inv out of range) take the exact redo path.
   ForEachTarget([] {
     ForEachLenMis([](std::size_t len, std::size_t mis) {
-      const std::size_t N = k::LanesF32();
+      const std::size_t N = k::Get().lanes_f32();
       for (const int hi : {1, 7, 127}) {
         const int lo = -hi - 1;
         const double W = hi - lo;
@@ -618,13 +617,13 @@ BOOST_AUTO_TEST_CASE(whole_row_puts_the_lowest_code_back_where_its_pattern_match
             }
           };
           std::vector<std::int32_t> a(7 * len, 12345), b(7 * len, 12345);
-          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 1, 1, 0, pat.data());
+          k::Get().quantize_row(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 1, 1, 0, pat.data());
           want_row(x, b.data());
           BOOST_TEST_CONTEXT("hi " << hi << " bw " << bw << " one row") { EXPECT_SAME(a.data(), b.data(), len, x); }
           // Two groups of three rows, four rows apart; the row between them stays untouched.
           std::fill(a.begin(), a.end(), 12345);
           std::fill(b.begin(), b.end(), 12345);
-          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 3, 2, 4 * len, pat.data());
+          k::Get().quantize_row(x, len, bw, ee.data(), ei.data(), 1.0, nullptr, 0, -hi, hi, 0, a.data(), 3, 2, 4 * len, pat.data());
           for (std::size_t r : {0, 1, 2, 4, 5, 6}) want_row(x + r * len, b.data() + r * len);
           BOOST_TEST_CONTEXT("hi " << hi << " bw " << bw << " 2 groups of 3 rows") {
             EXPECT_SAME(a.data(), b.data(), 7 * len, x);
@@ -640,7 +639,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
   // below, at and above the vector width, with a zero exact scale in the mix.
   ForEachTarget([] {
     ForEachLenMis([](std::size_t len, std::size_t mis) {
-      const std::size_t N = k::LanesF32();
+      const std::size_t N = k::Get().lanes_f32();
       for (std::size_t bw : {std::size_t{1}, N / 2 + 1, N, 2 * N + 3, len}) {
         if (bw == 0) continue;
         const std::size_t ns = (len + bw - 1) / bw;
@@ -657,7 +656,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           const int fmt = 1;
           const int sign = (mode % 2) ? 0x80 : 0;
           std::vector<std::int32_t> a(len), b(len);
-          k::QuantizeRow(x, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, a.data());
+          k::Get().quantize_row(x, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, a.data(), 1, 1, 0, nullptr);
           for (std::size_t s = 0; s < ns; ++s) {
             const std::size_t off = s * bw, cnt = std::min(bw, len - off);
             for (std::size_t i = 0; i < cnt; ++i) {
@@ -682,7 +681,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
               i2[s] = k::InvF32(e2[s]);
             }
             std::vector<std::int32_t> a2(len), b2(len);
-            k::QuantizeRow(x, len, bw, e2.data(), i2.data(), gl, eb.data(), 0, -8, 7, fmt, a2.data());
+            k::Get().quantize_row(x, len, bw, e2.data(), i2.data(), gl, eb.data(), 0, -8, 7, fmt, a2.data(), 1, 1, 0, nullptr);
             for (std::size_t i = 0; i < len; ++i) {
               const double e = e2[i / bw];
               if (e == 0) b2[i] = 0;
@@ -691,7 +690,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
             BOOST_TEST_CONTEXT("g " << gl << " bw " << bw) { EXPECT_SAME(a2.data(), b2.data(), len, x); }
           }
           std::vector<float> da(len), db(len);
-          k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, da.data());
+          k::Get().dequant_row(a.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, da.data(), 1, 1, 0);
           for (std::size_t s = 0; s < ns; ++s) {
             const std::size_t off = s * bw, cnt = std::min(bw, len - off);
             if (mode == 0) sc::dequant_exact_int(a.data() + off, cnt, ee[s], db.data() + off);
@@ -702,7 +701,7 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           BOOST_TEST_CONTEXT("dequant bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
           if (mode >= 2) {  // a global: f32(f32(eb * value) * g)
             const float gl = 0.3f;
-            k::DequantRow(a.data(), len, bw, ee.data(), eb.data(), gl, mode, fmt, da.data());
+            k::Get().dequant_row(a.data(), len, bw, ee.data(), eb.data(), gl, mode, fmt, da.data(), 1, 1, 0);
             for (std::size_t i = 0; i < len; ++i) db[i] *= gl;
             BOOST_TEST_CONTEXT("dequant g bw " << bw << " mode " << mode) { EXPECT_SAME(da.data(), db.data(), len, a); }
           }
@@ -710,12 +709,12 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           const auto x3 = Inputs(0.5, 3 * len, static_cast<std::uint32_t>(len * 5 + bw + mode));
           std::vector<std::int32_t> q3(3 * len), q1(3 * len);
           std::vector<float> d3(3 * len), d1(3 * len);
-          k::QuantizeRow(x3.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q3.data(), 3);
-          k::DequantRow(q3.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d3.data(), 3);
+          k::Get().quantize_row(x3.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q3.data(), 3, 1, 0, nullptr);
+          k::Get().dequant_row(q3.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d3.data(), 3, 1, 0);
           for (std::size_t r = 0; r < 3; ++r) {
-            k::QuantizeRow(x3.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
-                           q1.data() + r * len);
-            k::DequantRow(q3.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d1.data() + r * len);
+            k::Get().quantize_row(x3.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
+                           q1.data() + r * len, 1, 1, 0, nullptr);
+            k::Get().dequant_row(q3.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d1.data() + r * len, 1, 1, 0);
           }
           BOOST_TEST_CONTEXT("3 rows bw " << bw << " mode " << mode) {
             EXPECT_SAME(q3.data(), q1.data(), 3 * len, x3.data());
@@ -730,12 +729,12 @@ BOOST_AUTO_TEST_CASE(whole_row_kernels) {
           }
           std::vector<std::int32_t> q6(7 * len, 12345), q6r(7 * len, 12345);
           std::vector<float> d6(7 * len, 7.0f), d6r(7 * len, 7.0f);
-          k::QuantizeRow(x6.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q6.data(), 3, 2, 4 * len);
-          k::DequantRow(q6.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6.data(), 3, 2, 4 * len);
+          k::Get().quantize_row(x6.data(), len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt, q6.data(), 3, 2, 4 * len, nullptr);
+          k::Get().dequant_row(q6.data(), len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6.data(), 3, 2, 4 * len);
           for (std::size_t r : {0, 1, 2, 4, 5, 6}) {
-            k::QuantizeRow(x6.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
-                           q6r.data() + r * len);
-            k::DequantRow(q6.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6r.data() + r * len);
+            k::Get().quantize_row(x6.data() + r * len, len, bw, ee.data(), ei.data(), 1.0, eb.data(), mode, -8, 7, fmt,
+                           q6r.data() + r * len, 1, 1, 0, nullptr);
+            k::Get().dequant_row(q6.data() + r * len, len, bw, ee.data(), eb.data(), 1.0f, mode, fmt, d6r.data() + r * len, 1, 1, 0);
           }
           BOOST_TEST_CONTEXT("2 groups of 3 rows bw " << bw << " mode " << mode) {
             EXPECT_SAME(q6.data(), q6r.data(), 7 * len, x6.data());

@@ -16,13 +16,13 @@
 #include <random>
 #include <vector>
 
-#include "tests/support/sanitized.hpp"
 #include "fast/fast.hpp"
-#include "fast/kernels.h"
+#include "fast/kernels/dispatch.h"
 #include "hwy/targets.h"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace mp = boost::multiprecision;
 using Q = mp::cpp_rational;

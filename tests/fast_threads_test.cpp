@@ -1,4 +1,4 @@
-// The fast engine's threads: the bound on their count, and the worker pool (fast/worker_pool.hpp):
+// The fast engine's threads: the bound on their count, and the worker pool (fast/support/worker_pool.hpp):
 // every chunk runs once
 // whichever thread takes it; a chunk may call the engine again; many host threads call at once;
 // an exception in a chunk reaches the caller; a forked child computes in parallel; threads the
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "fast/fast.hpp"
-#include "fast/worker_pool.hpp"
+#include "fast/support/worker_pool.hpp"
 #include "scheme/text.hpp"
 #include "tests/support/run_process.hpp"
 #include "tests/support/sanitized.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fast/fast.hpp"
-#include "fast/kernels.h"
+#include "fast/kernels/dispatch.h"
 #include "hwy/targets.h"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"

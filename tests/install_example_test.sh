@@ -10,6 +10,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/qscheme_install_test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 "$CMAKE" --install "$BUILD" --prefix "$TMP/prefix" >"$TMP/install.log"
 test -f "$TMP/prefix/include/qscheme/fast/qscheme.h"
+# fast/ installs its public headers and nothing else.
+FAST_HEADERS=$(cd "$TMP/prefix/include/qscheme/fast" && find . -type f | sort | tr '\n' ' ')
+test "$FAST_HEADERS" = "./fast.hpp ./qscheme.h " || { echo "installed fast/ headers: $FAST_HEADERS"; exit 1; }
 test -f "$TMP/prefix/lib/cmake/qscheme/qschemeConfig.cmake" || test -f "$TMP/prefix/lib64/cmake/qscheme/qschemeConfig.cmake"
 "$CMAKE" -S "$SRC/examples/c_api" -B "$TMP/build" -DCMAKE_PREFIX_PATH="$TMP/prefix" -DCMAKE_BUILD_TYPE=Release >"$TMP/configure.log" 2>&1 ||
   { cat "$TMP/configure.log"; exit 1; }

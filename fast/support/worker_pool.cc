@@ -1,4 +1,4 @@
-#include "fast/worker_pool.hpp"
+#include "fast/support/worker_pool.hpp"
 
 #include <pthread.h>
 

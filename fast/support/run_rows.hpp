@@ -1,5 +1,5 @@
 // The rows of a run (fast.cc's for_runs): `groups` groups, gstride elements apart, of `rows`
-// consecutive rows of L elements. Shared by the per-target kernels (kernels-inl.h) and the
+// consecutive rows of L elements. Shared by the per-target kernels (kernels/) and the
 // driver's scalar passes over a run (fast.cc).
 #pragma once
 

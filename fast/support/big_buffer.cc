@@ -1,4 +1,4 @@
-#include "fast/big_buffer.hpp"
+#include "fast/support/big_buffer.hpp"
 
 #include <cstdlib>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "fast/fast.hpp"
-#include "fast/worker_pool.hpp"
+#include "fast/support/worker_pool.hpp"
 
 namespace qscheme::fast::detail {
 

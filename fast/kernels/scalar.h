@@ -1,7 +1,8 @@
-// Scalar twins of every SIMD kernel in kernels-inl.h, and the scalar facts of the value and
-// scale formats. The twins are written independently of the SIMD formulation (std::nearbyint,
-// explicit case analysis) so that a test comparing the two can catch a wrong SIMD trick.
-// Header-only; used by fast.cc for per-block work and by tests/fast_kernels_test.cpp.
+// Scalar twins of the SIMD entry points of the i32-code family (kernels/dispatch.h), and the
+// scalar facts of the value and scale formats. The twins are written independently of the SIMD
+// formulation (std::nearbyint, explicit case analysis) so that a test comparing the two can catch
+// a wrong SIMD trick. Header-only; used by the drivers for per-block work and by
+// tests/fast_kernels_test.cpp.
 #pragma once
 
 #include <bit>

@@ -1,20 +1,33 @@
-// Per-target codes in f32 lanes, shared by kernels-inl.h (i32 codes of QuantizedTensor) and
-// fused-inl.h (byte codes): r = f32(x * f32(1/e)) rounded by the f32 adder, with a flag for
-// vectors near a rounding boundary, and the exact f64 division that redoes those. Why this is
-// exact: docs/SEMANTICS-fast.md section 6. Everything is HWY_INLINE, so both translation units
-// may include it.
+// Per-target codes of one vector in f32 lanes, for the i32 codes of QuantizedTensor and the byte
+// codes of the bytes path alike (quantize-inl.h): r = f32(x * f32(1/e)) rounded by the f32 adder,
+// with a flag for vectors near a rounding boundary, and the exact f64 division that redoes those.
+//
+// Exactness (docs/SEMANTICS-fast.md section 6). Codes are computed in f32 lanes, twice as many per
+// vector as in f64 lanes, from r = f32(x * inv), inv = f32(1 / f32(e)):
+//  * |r - x/e| <= |x/e| * 3 * 2^-24 * (1 + 2^-22) whenever e lies in [2^-100, 2^100] (else the
+//    block is divided exactly in f64). A code only depends on where x/e lies against the rounding
+//    boundaries: half-integers for integers, and for minifloats the half-integers of
+//    t = y * 2^(m - E) (y = min(|x/e|, vmax), E = max(floor(log2 y), emin)), with t <= 2^(m+1).
+//  * Integers: a result is clamped to [lo, hi] within [-128, 127] whenever |x/e| > 2^8, so only
+//    |x/e| <= 2^8 needs the right rounding, where the error is below 2^-14.4. Minifloats: the
+//    error of t is below 2^(m+1) * 3 * 2^-24 <= 2^-18.4. When r (or t) lies at least 1.5 * 2^-13
+//    (integers) or 1.5 * 2^-16 (minifloats) from every half-integer, x/e rounds the same way;
+//    otherwise the vector is redone, exact ties included. A binade chosen from r instead of x/e
+//    differs only next to a power of two, which is on the grid: both binades give the same code
+//    there.
 
-#if defined(QSCHEME_FAST_CODES_F32_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef QSCHEME_FAST_CODES_F32_INL_H_
-#undef QSCHEME_FAST_CODES_F32_INL_H_
+#if defined(QSCHEME_FAST_KERNELS_CODES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_CODES_INL_H_
+#undef QSCHEME_FAST_KERNELS_CODES_INL_H_
 #else
-#define QSCHEME_FAST_CODES_F32_INL_H_
+#define QSCHEME_FAST_KERNELS_CODES_INL_H_
 #endif
 
 #include <cstdint>
 
-#include "fast/fused.h"
-#include "fast/simd_common-inl.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/minifloat-inl.h"
+#include "fast/kernels/vector-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();

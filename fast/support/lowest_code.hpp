@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "fast/scalar.h"
+#include "fast/kernels/scalar.h"
 
 namespace qscheme::fast::detail {
 
@@ -39,7 +39,7 @@ inline LowestPlan lowest_plan(int lo, int hi, std::size_t tight, std::size_t nb)
   return {lo, false};
 }
 
-// How a kind is quantized when the code kernel puts lo back itself (kernels::QuantizeRow's
+// How a kind is quantized when the code kernel puts lo back itself (the quantize_row kernel's
 // `lowest`: per block the bits of -a from ScalesFromMax, one compare per vector): clamped at -hi
 // however many blocks are tight. Only blocks whose scale saturated (ScaleFacts::below) still need
 // put_lowest after it. The kernel assumes the tie at -W/2 goes to lo, the even one, as it does for

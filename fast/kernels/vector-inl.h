@@ -1,20 +1,19 @@
-// Per-target helpers shared by the SIMD bodies of kernels-inl.h and fused-inl.h: minifloat
-// encode/decode on whole vectors and an overflowing f64 -> f32 demote. Everything here is
-// HWY_INLINE, so both translation units may include it.
+// Per-target helpers of every SIMD body: loops over whole vectors with a padded tail, lane
+// reductions, and the prefetch distances of the loops that stream input from memory.
 
-#if defined(QSCHEME_FAST_SIMD_COMMON_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef QSCHEME_FAST_SIMD_COMMON_INL_H_
-#undef QSCHEME_FAST_SIMD_COMMON_INL_H_
+#if defined(QSCHEME_FAST_KERNELS_VECTOR_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_VECTOR_INL_H_
+#undef QSCHEME_FAST_KERNELS_VECTOR_INL_H_
 #else
-#define QSCHEME_FAST_SIMD_COMMON_INL_H_
+#define QSCHEME_FAST_KERNELS_VECTOR_INL_H_
 #endif
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
-#include "fast/scalar.h"
 #include "hwy/highway.h"
 
 // For a lambda that must be inlined: GCC otherwise outlines a large one called from several
@@ -42,62 +41,34 @@ inline constexpr std::size_t kPrepassAhead = 512;
 // took the block maxima (QuantizeCodesT). Measured against 1 to 8 KiB; more lead was slower.
 inline constexpr std::size_t kColdLead = 1536;
 
-// ---------------------------------------------------------------------------- minifloat encode
-
-// Magnitude code of y (f64 lanes, 0 <= y, finite or +inf) on a grid with m mantissa bits, smallest
-// normal exponent emin, largest value vmax: round to nearest-even, saturate.
-//   y' = min(y, vmax); Eeff = max(floor(log2 y'), emin); n = round_even(y' * 2^(m - Eeff));
-//   code = (Eeff - emin) * 2^m + n.
-// n lies in [0, 2^(m+1)]; n == 2^(m+1) (a carry into the next binade) and n == 2^m in the subnormal
-// binade both give the right code by this same formula. y' * 2^(m-Eeff) is a power-of-two scaling,
-// exact; Round is round-half-even on every target. Since vmax is on the grid and the largest
-// value, clamping before rounding equals rounding with saturation.
+// Half-width f32 tag matching the f64 lane count.
 template <class DF64>
-HWY_INLINE hn::Vec<DF64> MiniMagCode(DF64 d, hn::Vec<DF64> y, int m, int emin, double vmax) {
-  const hn::RebindToUnsigned<DF64> du;
-  y = hn::Min(y, hn::Set(d, vmax));
-  const auto yn = hn::Max(y, hn::Set(d, scalar::pow2(emin)));  // normal f64, exponent = Eeff
-  const auto eb = hn::ShiftRight<52>(hn::BitCast(du, yn));      // Eeff + 1023
-  // 2^(m - Eeff) has biased exponent 1023 + m - Eeff = (2046 + m) - eb.
-  const auto p = hn::BitCast(d, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<uint64_t>(2046 + m)), eb)));
-  const auto n = hn::Round(hn::Mul(y, p));
-  // eb as an exact f64: OR it under the exponent of 2^52, subtract 2^52.
-  const auto two52 = hn::Set(d, 4503599627370496.0);
-  const auto ebf = hn::Sub(hn::BitCast(d, hn::Or(eb, hn::BitCast(du, two52))), two52);
-  const auto base = hn::Mul(hn::Sub(ebf, hn::Set(d, 1023.0 + emin)), hn::Set(d, static_cast<double>(1 << m)));
-  return hn::Add(base, n);
+using HalfF32 = hn::Rebind<float, DF64>;
+template <class DF64>
+using HalfI32 = hn::Rebind<int32_t, DF64>;
+
+// Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
+// tail(offset, remaining).
+template <class Body, class Tail>
+HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) body(i);
+  if (i < n) tail(i, n - i);
 }
 
-struct MiniParams {
-  int m, emin;
-  double vmax;
-  int sign;
-};
-HWY_INLINE MiniParams Mini(int fmt) {
-  switch (fmt) {
-    case 0: return {3, -6, 448.0, 0x80};
-    case 1: return {2, -14, 57344.0, 0x80};
-    default: return {1, 0, 6.0, 0x08};
-  }
-}
-
-// Exact f32 value of minifloat codes (i32 lanes): sig * 2^k with sig <= 2^(m+1) and the power
-// built from exponent bits; sign applied last (keeps -0).
-template <class DI>
-HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const MiniParams& mp) {
-  const hn::Rebind<float, DI> df;
-  const auto mag = hn::And(c, hn::Set(di, mp.sign - 1));
-  const auto ef = hn::ShiftRightSame(mag, mp.m);
-  const auto man = hn::And(mag, hn::Set(di, (1 << mp.m) - 1));
-  const auto is_sub = hn::Eq(ef, hn::Zero(di));
-  const auto sig = hn::IfThenElse(is_sub, man, hn::Or(man, hn::Set(di, 1 << mp.m)));
-  // k = max(ef, 1) - 1 + emin - m; f32 bits of 2^k = (k + 127) << 23.
-  const auto efc = hn::IfThenElse(is_sub, hn::Set(di, 1), ef);
-  const auto k = hn::Add(efc, hn::Set(di, 127 - 1 + mp.emin - mp.m));
-  const auto pw = hn::BitCast(df, hn::ShiftLeft<23>(k));
-  const auto v = hn::Mul(hn::ConvertTo(df, sig), pw);
-  const auto neg = hn::Ne(hn::And(c, hn::Set(di, mp.sign)), hn::Zero(di));
-  return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
+// Runs one(src, dst) on whole vectors of N elements, then on a zero-padded copy of the rest: one
+// arithmetic path for body and tail, and no access past the caller's n elements.
+template <class TIn, class TOut, class One>
+HWY_INLINE void ForEachVectorPadded(const TIn* HWY_RESTRICT in, TOut* HWY_RESTRICT out, std::size_t n, std::size_t N,
+                                    One one) {
+  ForEachVector(n, N, [&](std::size_t i) { one(in + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN TIn b[HWY_MAX_BYTES] = {};  // at least N elements of any lane type
+                  HWY_ALIGN TOut o[HWY_MAX_BYTES];
+                  std::memcpy(b, in + i, r * sizeof(TIn));
+                  one(b, o);
+                  std::memcpy(out + i, o, r * sizeof(TOut));
+                });
 }
 
 // Lanes of v (i32) with no bit of `bits` set: one vptestnmd on AVX-512 (gcc does not fuse the

@@ -1,0 +1,277 @@
+// The fast engine's SIMD kernels: one table of per-target entry points (Kernels), looked up once
+// per driver call by Get(), and the argument types they share. Pointer + length entry points,
+// caller-owned output, no allocation, no validation (preconditions are stated per kernel). The
+// bodies live in kernels/<operation>-inl.h; each entry point has one scalar twin, in
+// kernels/scalar.h (the scale round-up's in exact_scale.h), that the tests hold it to on every
+// compiled target. Exactness arguments: docs/SEMANTICS-fast.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace qscheme::fast::kernels {
+
+// ---- argument types
+
+// How block scales follow from a block's max |x| under the exact profile:
+//   c = smallest value of the scale grid >= 2a / wg  (saturating at the grid's max)
+//   e = c * g  (the effective scale, exact in f64)
+struct ScaleSpec {
+  double wg = 1;      // W (one level) or W * g (two levels); W * g is exact in f64
+  double g = 1;       // the global scale (two levels) or 1
+  int m = 23;         // grid: mantissa bits,
+  int emin = -126;    //       smallest normal exponent,
+  double max = 0;     //       largest value,
+  bool has_zero = true;  //    0 is on the grid (false: ue8m0, whose least value is 2^-127)
+  bool ue8m0 = false;    //    bit pattern = biased exponent (else IEEE-like: (E - emin) << m | n)
+  // Whether scales_from_max counts the tight blocks (ScaleFacts::tight, below; 0 when false).
+  // Only the asymmetric integer kinds need them; counting is a fifth of the kernel for 16-wide
+  // blocks.
+  bool count_tight = true;
+};
+
+// The reciprocal rule of scales_from_max for one effective scale e >= 0 (f32(1 / f32(e)); 0 for
+// e == 0; NaN outside [2^-100, 2^100], where codes divide exactly instead).
+inline float InvF32(double e) {
+  if (e == 0) return 0.0f;
+  if (!(e >= 0x1p-100 && e <= 0x1p100)) return std::numeric_limits<float>::quiet_NaN();
+  // The f32 quotient of the f32-rounded scale: within 2^-23 + 2^-46 of 1/e (relative), which
+  // the near-boundary margins of the f32-lane codes allow for (docs/SEMANTICS-fast.md section 6).
+  return 1.0f / static_cast<float>(e);
+}
+
+// What scales_from_max found besides the scales, for the codes that follow.
+struct ScaleFacts {
+  bool any_far = false;  // some inv[k] is NaN
+  // How many blocks are tight: a > 0 and W e <= 2a (W = wg / g; both sides exact, as W has at
+  // most 17 significant bits and e at most 35). Such a block's largest |x| may divide to W/2 or
+  // beyond, where an asymmetric integer kind needs its lowest code (support/lowest_code.hpp).
+  std::size_t tight = 0;
+  // How many of them have W e < 2a: only a scale saturated at the grid's max gives that.
+  std::size_t below = 0;
+};
+
+// Value kind of one-byte codes: integers in [lo, hi] (fmt < 0), or a minifloat (fmt 0 e4m3,
+// 1 e5m2, 2 e2m1) whose code is its bit pattern.
+struct CodeSpec {
+  int lo = 0, hi = 0;
+  int fmt = -1;
+  int bits = 8;      // field width in the serialized bytes
+  int nan_mask = 0;  // minifloats: a pattern p with (p & nan_mask) == nan_mask is NaN/inf (0: none)
+  // Integers: false when the caller knows |x / e| <= hi = -lo for every element (a symmetric kind
+  // with calibrated, unsaturated scales: e >= 2 max|x| / (hi - lo)), so no code needs clamping.
+  bool clamp = true;
+  // Whether x was just read (by the unit's calibration), so that it sits in L1 and the prefetches
+  // of the code loop are for the next unit; false when the block maxima came from a prepass and x
+  // is read here first.
+  bool x_just_read = true;
+};
+
+// Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
+// (ScaleDtype as int): f16 or ue4m3 scales (at most 11 significant bits, in [2^-24, 65504]) times
+// any value kind (at most 8 bits, magnitudes in [2^-16, 57344]) stay within 19 bits and
+// [2^-40, 2^32], normal f32 numbers. validate() admits two levels only with these block dtypes
+// (two-level-block-dtype).
+inline bool TwoLevelInF32(int sd) { return sd == 1 || sd == 4; }
+
+// ---- the table
+
+// Every entry point, for the target chosen now. The members are grouped by operation, in the
+// order of the -inl.h files that hold their bodies.
+struct Kernels {
+  // -- maxabs-inl.h: block maxima
+  // Largest (bits(x[i]) & 0x7FFFFFFF) over x[0..n); 0 for n == 0. A result >= 0x7F800000 means a
+  // NaN or infinity is present. For finite input this is the bit pattern of max|x|.
+  std::uint32_t (*max_abs_bits)(const float* x, std::size_t n);
+  // For k < ceil(len / w): acc[k] = max(acc[k], max_abs_bits(x + k*w, min(w, len - k*w))).
+  // Precondition: w >= 1.
+  void (*segment_max_abs_bits)(const float* x, std::size_t len, std::size_t w, std::uint32_t* acc);
+  // segment_max_abs_bits of each of `rows` rows of L elements (x + r*L) into the same acc: the
+  // segments of a run of rows that share their blocks; with `groups` such runs whose first rows
+  // are gstride elements apart (x + gi * gstride + r * L: blocks that span two outer axes).
+  // Precondition: w >= 1.
+  void (*rows_segment_max_abs_bits)(const float* x, std::size_t rows, std::size_t L, std::size_t w,
+                                    std::uint32_t* acc, std::size_t groups, std::size_t gstride);
+  // amax[k] = bit pattern of max |x| over block k of x[0..len) (blocks of bw, the last one
+  // possibly partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity.
+  // Returns the largest amax[k]. Precondition: lanes divide bw.
+  std::uint32_t (*block_max_abs_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+  // The same, prefetching as suits one call over many rows of input not in cache (a prepass over
+  // a whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, "Prefetching").
+  std::uint32_t (*prepass_block_max_abs_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+
+  // -- scales-inl.h: scales
+  // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,
+  // e[k] = c * g, inv[k] = InvF32(e[k]).
+  // tight (optional): tight[k] = 1 for a tight block k, else 0.
+  // lowest (optional): lowest[k] = the bits of -a when W e == 2a and a > 0 (the one x of the
+  // block that divides to -W/2), else 0xFFFFFFFF: the patterns quantize_row puts lo back by.
+  ScaleFacts (*scales_from_max)(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits,
+                                double* e, float* inv, std::uint32_t* tight, std::uint32_t* lowest);
+  // Stored scales (nb of them, sbytes each, little-endian) of dtype dt (0 f32, 1 f16, 2 bf16,
+  // 3 ue8m0, 4 ue4m3, as ScaleDtype) to f32 values. Returns the first index whose pattern no stored
+  // scale can have (see detail::scale_from_bits), or nb; value[k] is meaningless from there on.
+  std::size_t (*scales_from_bytes)(const std::uint8_t* in, std::size_t nb, int dt, float* value);
+  // The same from scale bit patterns held in u32 (QuantizedTensor::scale_bits).
+  std::size_t (*scale_values_from_bits)(const std::uint32_t* bits, std::size_t nb, int dt, float* value);
+
+  // -- quantize-inl.h: codes, one segment under one scale (i32 codes)
+  // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
+  // decided exactly (docs/SEMANTICS-fast.md). Precondition: e > 0 finite, and e has at most 35
+  // significant bits; x finite.
+  void (*quantize_exact_int)(const float* x, std::size_t n, double e, int lo, int hi, std::int32_t* out);
+  // exact profile, minifloat kinds (fmt: 0 e4m3, 1 e5m2, 2 e2m1): out[i] = code of x[i]/e rounded
+  // to nearest-even on the format grid incl. subnormals, saturating, sign of x kept.
+  // Precondition as quantize_exact_int.
+  void (*quantize_exact_float)(const float* x, std::size_t n, double e, int fmt, std::int32_t* out);
+  // exact profile, e == 0: out[i] = zero code with x's sign (ints: 0; floats: sign bit if x < 0
+  // or x == -0). Precondition: sign_code is 0 (ints) or the format's sign bit.
+  void (*quantize_zero_scale)(const float* x, std::size_t n, int sign_code, std::int32_t* out);
+  // burn profile, integer kinds: out[i] = clamp(round_half_away(f32(x[i] / e)), lo, hi).
+  // Precondition: e > 0 finite.
+  void (*quantize_burn_int)(const float* x, std::size_t n, float e, int lo, int hi, std::int32_t* out);
+  // burn profile, minifloats: RNE cast of f32(x[i] / e) onto the grid, saturating.
+  void (*quantize_burn_float)(const float* x, std::size_t n, float e, int fmt, std::int32_t* out);
+  // -- quantize-inl.h: codes of whole runs of rows (i32 codes)
+  // `rows` consecutive rows of L elements (x + r*L, out + r*L), in `groups` groups gstride
+  // elements apart (x + gi * gstride + r * L), each crossing the same ceil(L/bw) blocks; segment s
+  // uses ee[s] and ei[s] = InvF32(ee[s]) (modes 0 exact int, 1 exact float; ee[s] == 0 writes zero
+  // codes with x's sign, as quantize_zero_scale) or eb[s] (modes 2 burn int, 3 burn float). Same
+  // results as the per-segment kernels.
+  // g: the global scale of ee[s] = s_j * g (s_j f16 or ue4m3), or 1 for one level (ee[s] f32
+  // values); any other ee still gives exact codes, by a slower path.
+  // lowest (mode 0, an asymmetric kind's codes clamped at lo = -hi; else null): per segment s, the
+  // f32 bits whose code is lo - 1 (the kind's lowest code, put back in a tight block: -a, see
+  // support/lowest_code.hpp), or 0xFFFFFFFF for none.
+  void (*quantize_row)(const float* x, std::size_t L, std::size_t bw, const double* ee, const float* ei, double g,
+                       const float* eb, int mode, int lo, int hi, int fmt, std::int32_t* out, std::size_t rows,
+                       std::size_t groups, std::size_t gstride, const std::uint32_t* lowest);
+  // -- quantize-inl.h: codes of one unit of the bytes path (one-byte codes)
+  // Exact-profile codes of x[0..len): codes[i] = x[i] / e(i) rounded as quantize_exact_int/float
+  // (two's complement byte for integers, the bit pattern for minifloats). Element i lies in block
+  // (start + i) / bw - start / bw of inv/e (bw == 0: one scale, inv[0]/e[0], for all).
+  // Preconditions: lanes divide bw and start (see lanes_f32), x finite, inv/e from
+  // scales_from_max, any_far: whether some inv of these blocks is NaN (scales_from_max's result).
+  // nibbles (optional, 4-bit kinds, len even): the codes two per byte instead, low nibble first
+  // (pack_row's bytes for bits 4 when nq divides len), written as they are made; codes is then
+  // scratch with unspecified contents. Packing a unit's codes afterwards cost quantize q4_0 about
+  // a tenth of its time at 64 MiB.
+  void (*quantize_codes)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
+                         const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes,
+                         std::uint8_t* nibbles);
+
+  // -- pack-inl.h: storage elements
+  // out[i] = low byte of c[i].
+  void (*codes_to_bytes)(const std::int32_t* c, std::size_t n, std::uint8_t* out);
+  // out[i] = int8(b[i]) if is_signed else b[i].
+  void (*bytes_to_codes)(const std::uint8_t* b, std::size_t n, bool is_signed, std::int32_t* out);
+  // out[j] = OR_{i<count} (codes[i*stride + j] & mask(bits)) << (i*bits), j < inner.
+  // Precondition: count*bits <= 32.
+  void (*pack_words)(const std::int32_t* codes, std::size_t inner, std::size_t count, std::size_t stride, int bits,
+                     std::uint32_t* out);
+  // codes[i*stride + j] = field i of words[j], sign-extended if is_signed; i < count, j < inner.
+  void (*unpack_words)(const std::uint32_t* words, std::size_t inner, std::size_t count, std::size_t stride,
+                       int bits, bool is_signed, std::int32_t* codes);
+  // Horizontal packing of one row chunk: out gets ceil(len / nq) storage elements of ebytes bytes;
+  // field i of element j (little-endian, i * bits up) = codes[j * nq + i] & mask(bits), zero past
+  // len. nq * bits == ebytes * 8.
+  void (*pack_row)(const std::uint8_t* codes, std::size_t len, int bits, std::size_t nq, int ebytes,
+                   std::uint8_t* out);
+  // Vertical packing: out gets len storage elements; field i of element j = rows[i][j] & mask(bits)
+  // for i < count, zero for count <= i < nq. ebytes is 1 or 4.
+  void (*pack_columns)(const std::uint8_t* const* rows, std::size_t count, std::size_t len, int bits, int ebytes,
+                       std::uint8_t* out);
+  // Inverses: raw fields (0 .. 2^bits - 1) into codes. unpack_row returns false when a field past
+  // len (padding) is not zero; unpack_columns when a field i >= count of some element is not zero.
+  bool (*unpack_row)(const std::uint8_t* in, std::size_t len, int bits, std::size_t nq, int ebytes,
+                     std::uint8_t* codes);
+  bool (*unpack_columns)(const std::uint8_t* in, std::size_t count, std::size_t len, int bits, int ebytes,
+                         std::uint8_t* const* rows);
+
+  // -- check-inl.h: code checks
+  // First i with c[i] outside [lo, hi] or (nan_mask && (c[i] & nan_mask) == nan_mask); n if none.
+  std::size_t (*first_invalid_code)(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask);
+  // First i < len whose raw field is no code of the kind (integers outside [lo, hi] after sign
+  // extension from `bits`; minifloat patterns above hi = 2^value_bits - 1, or NaN/inf); len if none.
+  std::size_t (*first_bad_code)(const std::uint8_t* codes, std::size_t len, const CodeSpec& c);
+
+  // -- dequant-inl.h: values
+  // exact dequantize: out[i] = f32_rne(value(code[i]) * e). Precondition: valid codes, e >= 0
+  // with value*e exact in f64 (e has at most 35 significant bits).
+  void (*dequant_exact_int)(const std::int32_t* c, std::size_t n, double e, float* out);
+  void (*dequant_exact_float)(const std::int32_t* c, std::size_t n, double e, int fmt, float* out);
+  // burn dequantize: out[i] = f32(e * value(code[i])).
+  void (*dequant_burn_int)(const std::int32_t* c, std::size_t n, float e, float* out);
+  void (*dequant_burn_float)(const std::int32_t* c, std::size_t n, float e, int fmt, float* out);
+  // quantize_row's counterpart: modes 0 exact int, 1 exact float (f64 scales ee); modes 2 int and
+  // 3 float: out = f32(f32(eb[s] * value) * g) -- Burn's product (g = 1), and the exact one when
+  // eb holds the stored scale values and g the global (1 for one level): value * eb[s] is then
+  // exact in f32 (docs/SEMANTICS-fast.md section 4).
+  void (*dequant_row)(const std::int32_t* c, std::size_t L, std::size_t bw, const double* ee, const float* eb,
+                      float g, int mode, int fmt, float* out, std::size_t rows, std::size_t groups,
+                      std::size_t gstride);
+  // Exact dequantize of raw fields: out[i] = f32_rne(value(codes[i]) * e(i)), blocks as in
+  // quantize_codes, as f32(f32(value * s) * g): s the stored scale values, g the global (1 for
+  // one level, where value * s is the one rounding). For two levels value * s must be exact in f32
+  // (TwoLevelInF32); then the multiplication by g is the one rounding. Preconditions: valid codes;
+  // lanes divide bw and start.
+  void (*dequant_codes)(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw,
+                        const float* s, float g, const CodeSpec& c, float* out);
+  // Copies n bytes to dst with non-temporal stores (from dst's first vector-aligned byte; the
+  // unaligned head and tail by plain stores), for outputs too large to stay in this core's caches:
+  // a plain store first reads the line it writes (read for ownership), which a streaming store
+  // skips. The stores are weakly ordered: the writing thread calls hwy::FlushStream() before the
+  // output is handed over (StreamFence). (`qscheme bench` measures the effect: docs/PERFORMANCE.md.)
+  void (*stream_copy)(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
+
+  // -- the target
+  // f32 lanes of one vector (bw and unit starts of the bytes path must be multiples).
+  std::size_t (*lanes_f32)();
+  // The Highway target bit of these entry points.
+  std::int64_t (*target)();
+};
+
+// The table for the target chosen now (applying QSCHEME_TARGET first, once per process). A driver
+// fetches it once per call rather than once per unit or row: each fetch asks libhwy for the
+// chosen target. Fetch it again on each call: tests change the target between calls.
+const Kernels& Get();
+
+// ---- target control
+// Applies QSCHEME_TARGET once (Get() does so too).
+void ApplyTargetEnv();
+// Name of the target the kernels dispatch to now (e.g. "AVX2").
+std::string CurrentTarget();
+// Targets compiled into this build and supported by this CPU, best first.
+std::vector<std::string> AvailableTargets();
+// Compiled-target bits (hwy target values) supported by this CPU, best first.
+std::vector<std::int64_t> AvailableTargetBits();
+// Forces a target by name ("AVX3", "AVX2", "SSE4", "SSSE3", ...); "" or "auto" restores
+// detection. Returns false (and changes nothing) for a name not in AvailableTargets().
+// Process-wide; not safe to call while kernels run on other threads.
+bool ForceTarget(const std::string& name);
+// The value of QSCHEME_TARGET when it named no target of AvailableTargets() (so the automatic
+// choice stayed in use), else "".
+std::string RejectedEnvTarget();
+
+// ---- streaming stores
+// Outputs of at least StreamBytes() bytes are streamed (dequantize_from_bytes; quantize's 1 B per
+// element gained nothing). Off by default (kNoStreaming): whether streaming makes the q8_0
+// dequantizer faster depends on the machine and varies between runs on one (docs/PERFORMANCE.md,
+// "Streaming stores"), so it is the user's choice: QSCHEME_STREAM_BYTES=8388608 in the environment
+// (read once, at load) or SetStreamBytes.
+// `qscheme bench` times both ("dequantize q8_0" and "dequantize q8_0 streamed"). Tests set it to
+// 0 to run the streaming paths on small tensors.
+inline constexpr std::size_t kNoStreaming = ~std::size_t{0};
+std::size_t StreamBytes();
+void SetStreamBytes(std::size_t bytes);
+// Fences a thread's streaming stores (hwy::FlushStream) on every way out of its work, so that
+// they are visible before the thread reports its chunk done (support/worker_pool.hpp).
+struct StreamFence {
+  bool on;
+  ~StreamFence();
+};
+
+}  // namespace qscheme::fast::kernels

@@ -1,0 +1,238 @@
+// Per-target block maxima: the largest |x| bit pattern of a range, of segments of a row, of the
+// rows of a run that share their blocks, and of whole blocks N at a time (the calibration of
+// minmax scales; a result >= 0x7F800000 means a NaN or infinity).
+
+#if defined(QSCHEME_FAST_KERNELS_MAXABS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_MAXABS_INL_H_
+#undef QSCHEME_FAST_KERNELS_MAXABS_INL_H_
+#else
+#define QSCHEME_FAST_KERNELS_MAXABS_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "fast/kernels/vector-inl.h"
+#include "fast/support/run_rows.hpp"
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+HWY_NOINLINE std::uint32_t MaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t n) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  auto m0 = hn::Zero(di), m1 = hn::Zero(di);
+  std::size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    hwy::Prefetch(x + i + kReadAhead);  // one per 64-byte line (16 floats)
+    if (2 * N > 16) hwy::Prefetch(x + i + 16 + kReadAhead);
+    m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask));
+    m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::LoadU(df, x + i + N)), mask));
+  }
+  for (; i + N <= n; i += N) m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, x + i)), mask));
+  if (i < n) {
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::memcpy(buf, x + i, (n - i) * sizeof(float));
+    m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::Load(df, buf)), mask));
+  }
+  return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, hn::Max(m0, m1))));
+}
+
+HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t w,
+                                        std::uint32_t* HWY_RESTRICT acc) {
+  const hn::ScalableTag<int32_t> di;
+  const std::size_t N = hn::Lanes(di);
+  std::size_t k = 0;
+  if (w >= N) {
+    for (std::size_t off = 0; off < len; off += w, ++k) {
+      const std::size_t cnt = len - off < w ? len - off : w;
+      const std::uint32_t m = MaxAbsBitsImpl(x + off, cnt);
+      if (m > acc[k]) acc[k] = m;
+    }
+    return;
+  }
+  // Narrow power-of-two segments: w vectors hold N segments; ConcatMaxTree over the w of them
+  // leaves segment k's maximum in lane k (as BlockMaxAbsBits).
+  if ((w & (w - 1)) == 0) {
+    const hn::Rebind<float, decltype(di)> df;
+    const hn::RebindToUnsigned<decltype(di)> du;
+    const auto mask = hn::Set(di, 0x7FFFFFFF);
+    std::size_t off = 0;
+    auto rows = [&](auto kW) {
+      constexpr std::size_t W = decltype(kW)::value;
+      for (; off + W * N <= len; off += W * N, k += N) {
+        const auto m = ConcatMaxTree<W>(
+            di, [&](std::size_t j) { return hn::And(hn::BitCast(di, hn::LoadU(df, x + off + j * N)), mask); });
+        const auto prev = hn::BitCast(di, hn::LoadU(du, acc + k));
+        hn::StoreU(hn::BitCast(du, hn::Max(prev, m)), du, acc + k);
+      }
+    };
+    switch (w) {  // w < N <= 16 lanes on x86
+      case 1: rows(std::integral_constant<std::size_t, 1>()); break;
+      case 2: rows(std::integral_constant<std::size_t, 2>()); break;
+      case 4: rows(std::integral_constant<std::size_t, 4>()); break;
+      default: rows(std::integral_constant<std::size_t, 8>()); break;
+    }
+    x += off;
+    len -= off;
+  }
+  // Other narrow segments (w < N): N segments at a time, w gathers of stride w (lane k reads
+  // element j of segment k), so lane k ends with segment k's maximum.
+  if (w < N && (w & (w - 1)) != 0) {
+    const hn::Rebind<float, decltype(di)> df;
+    const auto mask = hn::Set(di, 0x7FFFFFFF);
+    const auto vidx = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<std::int32_t>(w)));
+    std::size_t off = 0;
+    for (; off + w * N <= len; off += w * N, k += N) {
+      auto m = hn::Zero(di);
+      for (std::size_t j = 0; j < w; ++j) {
+        m = hn::Max(m, hn::And(hn::BitCast(di, hn::GatherIndex(df, x + off + j, vidx)), mask));
+      }
+      const hn::RebindToUnsigned<decltype(di)> du;
+      const auto prev = hn::BitCast(di, hn::LoadU(du, acc + k));
+      hn::StoreU(hn::BitCast(du, hn::Max(prev, m)), du, acc + k);
+    }
+    x += off;
+    len -= off;
+  }
+  // Other narrow segments, and what the vectors above left: a scalar loop.
+  for (std::size_t off = 0; off < len; off += w, ++k) {
+    const std::size_t cnt = len - off < w ? len - off : w;
+    std::uint32_t m = acc[k];
+    for (std::size_t i = 0; i < cnt; ++i) {
+      std::uint32_t b;
+      std::memcpy(&b, x + off + i, 4);
+      b &= 0x7FFFFFFFu;
+      m = b > m ? b : m;
+    }
+    acc[k] = m;
+  }
+}
+
+// SegmentMaxAbsBits over the rows of a run (detail::for_run_rows) that share their segments: the
+// rows are folded element-wise (integer max of |x| bits) into an L1 buffer, a chunk of whole
+// segments at a time, and each chunk is then reduced once instead of once per row.
+HWY_NOINLINE void RowsSegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t rows, std::size_t L,
+                                            std::size_t w, std::uint32_t* HWY_RESTRICT acc, std::size_t groups,
+                                            std::size_t gstride) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  const std::size_t N = hn::Lanes(di);
+  constexpr std::size_t kChunk = 1024;
+  if ((rows == 1 && groups == 1) || w > kChunk) {
+    detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) { SegmentMaxAbsBitsImpl(x + o, L, w, acc); });
+    return;
+  }
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  HWY_ALIGN float buf[kChunk];
+  const std::size_t step = kChunk / w * w;  // whole segments per chunk
+  for (std::size_t c0 = 0; c0 < L; c0 += step) {
+    const std::size_t n = L - c0 < step ? L - c0 : step;
+    std::size_t i = 0;
+    for (; i + N <= n; i += N) {
+      auto m = hn::Zero(di);
+      detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) {
+        m = hn::Max(m, hn::And(hn::BitCast(di, hn::LoadU(df, x + o + c0 + i)), mask));
+      });
+      hn::Store(hn::BitCast(df, m), df, buf + i);
+    }
+    for (; i < n; ++i) {
+      std::uint32_t m = 0;
+      detail::for_run_rows(rows, groups, gstride, L, [&](std::size_t o) {
+        std::uint32_t v;
+        std::memcpy(&v, x + o + c0 + i, 4);
+        v &= 0x7FFFFFFFu;
+        m = v > m ? v : m;
+      });
+      std::memcpy(buf + i, &m, 4);
+    }
+    SegmentMaxAbsBitsImpl(buf, n, w, acc + c0 / w);
+  }
+}
+
+// Max |x| bits of whole blocks, N blocks at a time: each block's vectors fold into one vector,
+// and ConcatMaxTree reduces the N of them so that lane k holds block k's maximum -- no per-block
+// horizontal reduction. kAhead: the prefetch distance in floats (kReadAhead, kPrepassAhead).
+template <std::size_t kAhead>
+HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                          std::uint32_t* HWY_RESTRICT amax) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  // n: a multiple of N; inlined with a constant n below, so that a group's leaves are straight-line
+  // code (a loop per leaf costs address arithmetic that spills). One prefetch per 64-byte line.
+  auto fold = [&](const float* b, std::size_t n) {
+    hwy::Prefetch(b + kAhead);
+    auto m0 = hn::And(hn::BitCast(di, hn::LoadU(df, b)), mask);
+    for (std::size_t i = N; i < n; i += N) {
+      if (i % 16 == 0) hwy::Prefetch(b + i + kAhead);
+      m0 = hn::Max(m0, hn::And(hn::BitCast(di, hn::LoadU(df, b + i)), mask));
+    }
+    return m0;
+  };
+  const std::size_t nfull = len / bw;
+  auto all = hn::Zero(di);  // the maximum over every block, returned
+  std::size_t k = 0;
+  // kV: vectors per block as a constant (1, 2, 4), or 0 for bw / N.
+  auto groups = [&](auto kV) {
+    constexpr std::size_t V = decltype(kV)::value;
+    const std::size_t n = V ? V * kN : bw;
+    for (; k + kN <= nfull; k += kN) {
+      const float* xk = x + k * bw;
+      const auto m = ConcatMaxTree<kN>(di, [&](std::size_t j) { return fold(xk + j * n, n); });
+      all = hn::Max(all, m);  // the N blocks' maxima: one Max for all of them
+      hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), m), hn::RebindToUnsigned<decltype(di)>(), amax + k);
+    }
+  };
+  if (bw == kN) {
+    groups(std::integral_constant<std::size_t, 1>());
+  } else if (bw == 2 * kN) {
+    groups(std::integral_constant<std::size_t, 2>());
+  } else if (bw == 4 * kN) {
+    groups(std::integral_constant<std::size_t, 4>());
+  } else {
+    groups(std::integral_constant<std::size_t, 0>());
+  }
+  for (; k < nfull; ++k) {
+    const auto m = fold(x + k * bw, bw);
+    all = hn::Max(all, m);
+    amax[k] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
+  }
+  if (nfull * bw < len) {  // a partial last block: zero padding leaves its maximum unchanged
+    const std::size_t rest = len - nfull * bw, whole = rest / N * N;
+    auto m = whole ? fold(x + nfull * bw, whole) : hn::Zero(di);
+    if (whole < rest) {
+      HWY_ALIGN float b[HWY_MAX_BYTES / sizeof(float)] = {};
+      std::memcpy(b, x + nfull * bw + whole, (rest - whole) * sizeof(float));
+      m = hn::Max(m, hn::And(hn::BitCast(di, hn::Load(df, b)), mask));
+    }
+    all = hn::Max(all, m);
+    amax[nfull] = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
+  }
+  return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
+}
+
+HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                               std::uint32_t* HWY_RESTRICT amax) {
+  return BlockMaxAbsBitsT<kReadAhead>(x, len, bw, amax);
+}
+HWY_NOINLINE std::uint32_t PrepassBlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                                      std::uint32_t* HWY_RESTRICT amax) {
+  return BlockMaxAbsBitsT<kPrepassAhead>(x, len, bw, amax);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

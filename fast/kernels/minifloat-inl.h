@@ -1,0 +1,85 @@
+// Per-target minifloat encode and decode on whole vectors (e4m3, e5m2, e2m1: the formats of
+// kernels/scalar.h).
+
+#if defined(QSCHEME_FAST_KERNELS_MINIFLOAT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_MINIFLOAT_INL_H_
+#undef QSCHEME_FAST_KERNELS_MINIFLOAT_INL_H_
+#else
+#define QSCHEME_FAST_KERNELS_MINIFLOAT_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "fast/kernels/scalar.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---------------------------------------------------------------------------- minifloat encode
+
+// Magnitude code of y (f64 lanes, 0 <= y, finite or +inf) on a grid with m mantissa bits, smallest
+// normal exponent emin, largest value vmax: round to nearest-even, saturate.
+//   y' = min(y, vmax); Eeff = max(floor(log2 y'), emin); n = round_even(y' * 2^(m - Eeff));
+//   code = (Eeff - emin) * 2^m + n.
+// n lies in [0, 2^(m+1)]; n == 2^(m+1) (a carry into the next binade) and n == 2^m in the subnormal
+// binade both give the right code by this same formula. y' * 2^(m-Eeff) is a power-of-two scaling,
+// exact; Round is round-half-even on every target. Since vmax is on the grid and the largest
+// value, clamping before rounding equals rounding with saturation.
+template <class DF64>
+HWY_INLINE hn::Vec<DF64> MiniMagCode(DF64 d, hn::Vec<DF64> y, int m, int emin, double vmax) {
+  const hn::RebindToUnsigned<DF64> du;
+  y = hn::Min(y, hn::Set(d, vmax));
+  const auto yn = hn::Max(y, hn::Set(d, scalar::pow2(emin)));  // normal f64, exponent = Eeff
+  const auto eb = hn::ShiftRight<52>(hn::BitCast(du, yn));      // Eeff + 1023
+  // 2^(m - Eeff) has biased exponent 1023 + m - Eeff = (2046 + m) - eb.
+  const auto p = hn::BitCast(d, hn::ShiftLeft<52>(hn::Sub(hn::Set(du, static_cast<uint64_t>(2046 + m)), eb)));
+  const auto n = hn::Round(hn::Mul(y, p));
+  // eb as an exact f64: OR it under the exponent of 2^52, subtract 2^52.
+  const auto two52 = hn::Set(d, 4503599627370496.0);
+  const auto ebf = hn::Sub(hn::BitCast(d, hn::Or(eb, hn::BitCast(du, two52))), two52);
+  const auto base = hn::Mul(hn::Sub(ebf, hn::Set(d, 1023.0 + emin)), hn::Set(d, static_cast<double>(1 << m)));
+  return hn::Add(base, n);
+}
+
+struct MiniParams {
+  int m, emin;
+  double vmax;
+  int sign;
+};
+HWY_INLINE MiniParams Mini(int fmt) {
+  switch (fmt) {
+    case 0: return {3, -6, 448.0, 0x80};
+    case 1: return {2, -14, 57344.0, 0x80};
+    default: return {1, 0, 6.0, 0x08};
+  }
+}
+
+// Exact f32 value of minifloat codes (i32 lanes): sig * 2^k with sig <= 2^(m+1) and the power
+// built from exponent bits; sign applied last (keeps -0).
+template <class DI>
+HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const MiniParams& mp) {
+  const hn::Rebind<float, DI> df;
+  const auto mag = hn::And(c, hn::Set(di, mp.sign - 1));
+  const auto ef = hn::ShiftRightSame(mag, mp.m);
+  const auto man = hn::And(mag, hn::Set(di, (1 << mp.m) - 1));
+  const auto is_sub = hn::Eq(ef, hn::Zero(di));
+  const auto sig = hn::IfThenElse(is_sub, man, hn::Or(man, hn::Set(di, 1 << mp.m)));
+  // k = max(ef, 1) - 1 + emin - m; f32 bits of 2^k = (k + 127) << 23.
+  const auto efc = hn::IfThenElse(is_sub, hn::Set(di, 1), ef);
+  const auto k = hn::Add(efc, hn::Set(di, 127 - 1 + mp.emin - mp.m));
+  const auto pw = hn::BitCast(df, hn::ShiftLeft<23>(k));
+  const auto v = hn::Mul(hn::ConvertTo(df, sig), pw);
+  const auto neg = hn::Ne(hn::And(c, hn::Set(di, mp.sign)), hn::Zero(di));
+  return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
