@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -17,6 +16,7 @@
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
 #include "scheme/checked.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace qscheme::oracle {
 namespace {
@@ -29,7 +29,7 @@ constexpr std::size_t kTrialBlocks = 16;
 // Equal as stored f32 values: the same bits, or both NaN (NaN payloads are not meaningful).
 bool same_value(float a, float b) {
   if (std::isnan(a) && std::isnan(b)) return true;
-  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+  return qscheme::f32_bits(a) == qscheme::f32_bits(b);
 }
 
 bool same_values(std::span<const float> a, std::span<const float> b) {

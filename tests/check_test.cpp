@@ -2,12 +2,12 @@
 // by hand the way a known bug would make it is "differs", with the right count and a diagnosis
 // that names that bug. Every candidate below is written out literally, computed by hand (or with
 // Python's fractions, noted where so) from the rule it breaks, never with qscheme itself.
-#include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/ostream.hpp"
 #include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
@@ -20,7 +20,6 @@ using oracle::CheckRequest;
 
 namespace {
 
-float f(std::uint32_t bits) { return std::bit_cast<float>(bits); }
 
 CheckRequest request(const std::string& scheme, std::vector<std::uint64_t> shape, std::vector<float> x,
                      std::optional<std::vector<float>> scales = std::nullopt, std::optional<float> global = std::nullopt,
@@ -110,7 +109,7 @@ BOOST_AUTO_TEST_CASE(f32_quotient_and_reciprocal) {
   //  x = 0xC0500001 (-3.2500002): exact x/s = -32.5000015.. -> -33; f32(x/s) = -32.5 -> -32;
   //      f32(x * f32(1/s)) -> -33.
   //  x = 0x40166666 (2.35): exact 23.49999.. -> 23, f32(x/s) -> 23, f32(x * f32(1/s)) = 23.5 -> 24.
-  const auto rq = request("q8s", {2}, {f(0xC0500001u), f(0x40166666u)}, std::vector<float>{f(0x3DCCCCCDu)});
+  const auto rq = request("q8s", {2}, {f32_from_bits(0xC0500001u), f32_from_bits(0x40166666u)}, std::vector<float>{f32_from_bits(0x3DCCCCCDu)});
   expect_diagnosis(rq, codes({-32, 23}), 1, {"f32-quotient"});
   expect_diagnosis(rq, codes({-33, 24}), 1, {"reciprocal"});
 }
@@ -178,7 +177,7 @@ BOOST_AUTO_TEST_CASE(two_level_product) {
   // product (tie -> 2), just below 1.5 against the exact one (-> 1). f32(x / (g s)) is 1.5 too,
   // so the f32 quotient and the reciprocal reproduce this candidate as well.
   const auto rq = request("q8s:block[1]=f16:tensor=f32", {1}, {0.150146484375f}, std::vector<float>{1.0009765625f},
-                          f(0x3DCCCCCDu));
+                          f32_from_bits(0x3DCCCCCDu));
   expect_diagnosis(rq, codes({2}), 1, {"f32-quotient", "reciprocal", "two-level-f32-product"});
 }
 
@@ -194,7 +193,7 @@ BOOST_AUTO_TEST_CASE(burn_profile_deviations) {
 
 BOOST_AUTO_TEST_CASE(onnx_profile_deviations) {
   // ONNX divides in f32: 0.25 / f32(0.1) -> 2.5 -> 2 (even), 0.35f / f32(0.1) -> 3.5 -> 4.
-  const auto rq = request("q8f", {2}, {0.25f, 0.35f}, std::vector<float>{f(0x3DCCCCCDu)}, std::nullopt, Profile::onnx);
+  const auto rq = request("q8f", {2}, {0.25f, 0.35f}, std::vector<float>{f32_from_bits(0x3DCCCCCDu)}, std::nullopt, Profile::onnx);
   auto r = oracle::check(rq, codes({2, 4}));
   BOOST_REQUIRE(r.ok());
   BOOST_TEST(r->identical);
