@@ -425,7 +425,7 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_for_every_supported_tuple_shape_and_e
                                << " corrupted serializations");
   BOOST_TEST(n.schemes == 1599u);
   BOOST_TEST(n.by_reference > (qscheme::testing::kSanitized ? 100000u : 500000u));
-  BOOST_TEST(n.fused > (qscheme::testing::kSanitized ? 50000u : 250000u));
+  BOOST_TEST(n.fused > (qscheme::testing::kSanitized ? 40000u : 250000u));
   BOOST_TEST(n.reference_checked > (qscheme::testing::kSanitized ? 8000u : 40000u));
 }
 
