@@ -1,6 +1,5 @@
 // fuzz_decode_bytes: arbitrary bytes with a scheme and shape from the input, to reference::decode and fast::decode; then encode and dequantize.
 // Failure: the engines disagree (error code, decoded tensor, dequantized bits), an accepted input does not encode back to the same bytes, or a crash.
-#include <bit>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "fuzz/fuzz_common.h"
 #include "fuzz/fuzz_tensor.h"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
 
@@ -35,7 +35,7 @@ void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, c
   std::optional<Result<std::vector<float>>> want;
   if (rd.ok()) want = reference::dequantize(*rd);
   for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-    std::vector<float> out(static_cast<std::size_t>(l->elements), std::bit_cast<float>(0x7FC0DEADu));
+    std::vector<float> out(static_cast<std::size_t>(l->elements), qscheme::f32_from_bits(0x7FC0DEADu));
     const Status st = fast::dequantize_from_bytes(p.scheme, p.shape, bytes.data(), bytes.size(), profile, out.data(),
                                                   out.size(), pol);
     const std::string what = pol == fast::OutputPolicy::single_pass ? "dequantize_from_bytes single-pass"
@@ -48,7 +48,7 @@ void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, c
       if (st.ok()) fuzz::require_same_floats(ctx + "\n(" + what + ")", "reference", **want, "fused", out);
     }
     if (!st.ok() && pol == fast::OutputPolicy::untouched_on_error) {
-      for (float v : out) FUZZ_ASSERT_MSG(std::bit_cast<std::uint32_t>(v) == 0x7FC0DEADu, ctx + "\n" + what + ": output written on error");
+      for (float v : out) FUZZ_ASSERT_MSG(qscheme::f32_bits(v) == 0x7FC0DEADu, ctx + "\n" + what + ": output written on error");
     }
   }
 }

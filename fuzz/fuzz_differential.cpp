@@ -11,6 +11,7 @@
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace {
 
@@ -64,14 +65,10 @@ std::string describe(const qscheme::fuzz::TensorParams& p, const qscheme::Quanti
   if (o.scales) {
     s += "\ngiven block scales (" + std::to_string(o.scales->block.size()) + "):";
     for (std::size_t i = 0; i < o.scales->block.size() && i < 8; ++i) {
-      std::uint32_t b;
-      std::memcpy(&b, &o.scales->block[i], 4);
-      s += " " + fuzz::hex32(b);
+      s += " " + fuzz::hex32(f32_bits(o.scales->block[i]));
     }
     if (o.scales->global) {
-      std::uint32_t b;
-      std::memcpy(&b, &*o.scales->global, 4);
-      s += "  global " + fuzz::hex32(b);
+      s += "  global " + fuzz::hex32(f32_bits(*o.scales->global));
     }
   }
   return s;

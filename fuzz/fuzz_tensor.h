@@ -17,6 +17,7 @@
 #include "scheme/binary.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/text.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace qscheme::fuzz {
 
@@ -140,15 +141,11 @@ inline void require_same_bytes(const std::string& context, const char* a_name, c
 // Bit equality (NaN payloads and -0 included).
 inline void require_same_floats(const std::string& context, const char* a_name, const std::vector<float>& a,
                                 const char* b_name, const std::vector<float>& b) {
-  std::vector<std::uint32_t> ab(a.size()), bb(b.size());
-  if (!a.empty()) std::memcpy(ab.data(), a.data(), a.size() * 4);
-  if (!b.empty()) std::memcpy(bb.data(), b.data(), b.size() * 4);
+  const std::vector<std::uint32_t> ab = f32_bits(a), bb = f32_bits(b);
   if (auto i = first_difference(ab, bb)) {
     report_difference(context, "dequantized bits", a_name, ab, b_name, bb, *i, [](std::uint32_t v) {
-      float f;
-      std::memcpy(&f, &v, 4);
       char buf[48];
-      std::snprintf(buf, sizeof buf, "%s(%.9g)", hex32(v).c_str(), static_cast<double>(f));
+      std::snprintf(buf, sizeof buf, "%s(%.9g)", hex32(v).c_str(), static_cast<double>(f32_from_bits(v)));
       return std::string(buf);
     });
   }

@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of fuzz_differential, fuzz_decode_bytes, fuzz_npy, fuzz_qjson and fuzz_c_api into
 fuzz/corpus/<target>/ from Burn's golden vectors (tests/data/burn-golden.json) and hand-picked
-edge cases. Run once after changing an input layout, then commit the files:
-  python3 fuzz/make_seeds.py
+edge cases, and fuzz_differential's also from the edge-case inputs every engine comparison iterates
+(oracle/edge_tensors.hpp, printed by the build's fuzz_edge_seeds). Run once after changing an input
+layout or that list, then commit the files:
+  python3 fuzz/make_seeds.py [--edge-seeds build/bin/fuzz_edge_seeds]
 The input layouts are the ones documented in fuzz/fuzz_tensor.h and fuzz/fuzz_c_api.cpp."""
 import json
 import os
 import re
 import shutil
 import struct
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "tests", "data", "burn-golden.json")
+EDGE_SEEDS = os.path.join(HERE, "..", "build", "bin", "fuzz_edge_seeds")
 
 VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s", "e4m3", "e5m2", "e2m1"]
 DTYPES = ["f32", "f16", "bf16", "ue8m0", "ue4m3"]
@@ -102,8 +106,29 @@ BURN, ABSMEAN, GIVEN, NARROW, GIVEN_OFF, GLOBAL_TOGGLE, NARROW_SCALES, EXTRA = (
 FIT = 1 << 1
 
 
-def differential(vectors):
+# One scheme of each kind of value, store and scale level for the edge-case inputs.
+EDGE_INPUT_CASES = [
+    ("q8s", [64]), ("q4s:packed-u32(0):block[32]=f16", [2, 32]), ("q2f:packed-u32(1):block[4,4]=f32", [8, 8]),
+    ("e4m3:block[32]=ue8m0", [64]), ("e5m2:block[16]=bf16", [4, 16]), ("nvfp4", [64]),
+    ("q8s:block[4]=ue4m3:tensor=f32", [8, 8]),
+]
+
+
+def edge_inputs(out, tool):
+    """Each edge-case input as it comes from oracle/edge_tensors.hpp, exact and burn by turns."""
+    for scheme, shape in EDGE_INPUT_CASES:
+        lines = subprocess.run([tool, scheme] + [str(d) for d in shape], check=True, capture_output=True,
+                               text=True).stdout.splitlines()
+        tag = scheme.replace(":", "_")
+        for j, line in enumerate(lines):
+            name, given, payload = line.split("\t")
+            flags = (GIVEN if given == "1" else 0) | (BURN if j % 2 else 0)
+            out.put(f"edge_input_{tag}_{name}", bytes.fromhex(payload) + tensor_tail(scheme, shape, flags, target=j % 4))
+
+
+def differential(vectors, edge_tool):
     out = Out("fuzz_differential")
+    edge_inputs(out, edge_tool)
     for v in vectors:
         if v["op"] not in ("quantize", "quantize_given"):
             continue
@@ -307,6 +332,10 @@ def c_api():
 
 
 if __name__ == "__main__":
+    args = sys.argv[1:]
+    edge_tool = args[args.index("--edge-seeds") + 1] if "--edge-seeds" in args else EDGE_SEEDS
+    if not os.path.exists(edge_tool):
+        sys.exit(f"make_seeds: {edge_tool} is missing: build it first (cmake --build --preset release --target fuzz_edge_seeds)")
     vectors = golden()
-    for o in (differential(vectors), decode_bytes(vectors), npy_corpus(), qjson_corpus(), c_api()):
+    for o in (differential(vectors, edge_tool), decode_bytes(vectors), npy_corpus(), qjson_corpus(), c_api()):
         print(f"make_seeds: {len(o.names)} seeds in {os.path.relpath(o.dir)}")

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -20,6 +19,7 @@
 #include "reference/reference.hpp"
 #include "reference/values.hpp"
 #include "scheme/checked.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::oracle {
@@ -37,7 +37,7 @@ constexpr std::size_t kValueBlocks = 4096;
 bool same_value(float a, float b, bool zeros_equal) {
   if (std::isnan(a) && std::isnan(b)) return true;
   if (zeros_equal && a == 0.0f && b == 0.0f) return true;
-  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+  return qscheme::f32_bits(a) == qscheme::f32_bits(b);
 }
 
 std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int bytes) {

@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "reference/minifloat.hpp"
 #include "reference/reference.hpp"
 #include "reference/scales.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
@@ -42,7 +42,6 @@ struct Case {
   bool given_unit_scales = false;  // every scale (and the global) given as 1
 };
 
-float bits(std::uint32_t b) { return std::bit_cast<float>(b); }
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -63,7 +62,7 @@ std::vector<Case> cases() {
     Case c{"subnormals", "f32 subnormals and the smallest normals, both signs", shape, {}};
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t mag = (i % 3 == 0) ? static_cast<std::uint32_t>(1 + i) : 0x00800000u + static_cast<std::uint32_t>(i);
-      c.x.push_back(bits(mag | (i % 2 ? 0x80000000u : 0u)));
+      c.x.push_back(f32_from_bits(mag | (i % 2 ? 0x80000000u : 0u)));
     }
     out.push_back(c);
   }
@@ -121,7 +120,7 @@ std::string dir_name(const std::string& scheme_text) {
 
 Result<std::vector<std::uint8_t>> npy_i32(std::span<const std::uint64_t> shape, std::span<const std::int32_t> v) {
   std::vector<float> as_f32(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) as_f32[i] = std::bit_cast<float>(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) as_f32[i] = qscheme::f32_from_bits(v[i]);
   auto b = io::npy::serialize_f32(shape, as_f32);
   if (!b) return b.status();
   // Same header length: only the descr changes ('<f4' -> '<i4'); the bytes are the int32 values.
@@ -343,7 +342,7 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
         if (qj) pe["qjson"] = pn + ".q.json";
         if (q->global_bits) {
           pe["global_bits"] = *q->global_bits;
-          pe["global"] = static_cast<double>(std::bit_cast<float>(*q->global_bits));
+          pe["global"] = static_cast<double>(qscheme::f32_from_bits(*q->global_bits));
         }
         profiles[pn] = pe;
       }

@@ -1,17 +1,12 @@
 #include "oracle/verify_engines.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cfloat>
-#include <cmath>
-#include <cstring>
-#include <functional>
-#include <limits>
 #include <map>
-#include <random>
 
 #include "fast/fast.hpp"
+#include "oracle/edge_tensors.hpp"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
@@ -28,77 +23,6 @@ std::uint64_t EngineAgreement::disagreements() const {
 }
 
 namespace {
-
-struct Input {
-  std::string name;
-  std::vector<float> x;
-  std::optional<GivenScales> scales;
-  Calibration calibration = Calibration::minmax;
-};
-
-float f32_bits(std::uint32_t u) { return std::bit_cast<float>(u); }
-
-// Ties: every block holds +-m (so the scale is m / qmax-ish) and half-way values k + 0.5.
-std::vector<float> ties(std::size_t n, float m) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float k = static_cast<float>(i % static_cast<std::size_t>(m));
-    v[i] = (i % 8 == 0) ? ((i / 8) % 2 ? -m : m) : ((i % 2) ? -(k + 0.5f) : (k + 0.5f));
-  }
-  return v;
-}
-
-std::vector<Input> inputs(std::size_t n, std::uint64_t scales, bool two_level, bool small) {
-  std::vector<Input> out;
-  auto add = [&](std::string name, std::function<float(std::size_t)> f) {
-    Input in{std::move(name), std::vector<float>(n), std::nullopt, Calibration::minmax};
-    for (std::size_t i = 0; i < n; ++i) in.x[i] = f(i);
-    out.push_back(std::move(in));
-  };
-  std::mt19937 rng(12345);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  std::uniform_int_distribution<int> ex(-30, 30);
-  std::vector<float> random(n);
-  for (auto& f : random) f = std::ldexp(nd(rng), ex(rng));
-  // A mix of every edge case, cycling; also on [64,64].
-  static const float kMix[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.5f, -3.5f, FLT_TRUE_MIN, -FLT_TRUE_MIN,
-                               FLT_MIN, f32_bits(0x007fffff), 1e-40f, 6.0f, 5.0f, 127.0f, 448.0f, 0.25f, 1e-30f};
-  add("edge-mix", [&](std::size_t i) { return kMix[(i * 7) % std::size(kMix)]; });
-  add("random", [&](std::size_t i) { return random[i]; });
-  {
-    Input in{"random absmean", random, std::nullopt, Calibration::absmean};
-    out.push_back(std::move(in));
-  }
-  if (small) {
-    for (float m : {127.0f, 7.0f, 6.0f, 448.0f, 57344.0f}) {
-      out.push_back({"ties " + std::to_string(static_cast<int>(m)), ties(n, m), std::nullopt, Calibration::minmax});
-    }
-    add("subnormals", [&](std::size_t i) {
-      return f32_bits(static_cast<std::uint32_t>((i * 2654435761u) & 0x807fffffu)) * ((i % 5 == 0) ? 0.0f : 1.0f);
-    });
-    add("largest", [&](std::size_t i) { return (i % 3 == 0) ? FLT_MAX : (i % 3 == 1) ? -FLT_MAX : 1.0f; });
-    add("largest and smallest", [&](std::size_t i) { return (i % 2) ? FLT_MAX : FLT_TRUE_MIN; });
-    add("smallest normal", [&](std::size_t i) { return (i % 2) ? FLT_MIN : -FLT_MIN * 0.5f; });
-    add("signed zeros", [&](std::size_t i) { return (i % 2) ? -0.0f : 0.0f; });
-    add("all zero", [&](std::size_t) { return 0.0f; });
-    add("constant", [&](std::size_t) { return 3.14159274f; });
-    add("constant negative", [&](std::size_t) { return -1e-3f; });
-    add("nan", [&](std::size_t i) { return i == n / 2 ? std::numeric_limits<float>::quiet_NaN() : 1.0f; });
-    add("inf", [&](std::size_t i) { return i + 1 == n ? -std::numeric_limits<float>::infinity() : 0.5f; });
-    // Given scales: exact, zero (zero-scale-nonzero-input), negative (invalid-scale).
-    for (float s : {0.5f, 0.0f, -1.0f}) {
-      Input in{"given scales " + std::to_string(s), random, GivenScales{}, Calibration::minmax};
-      in.scales->block.assign(scales, s);
-      if (two_level) in.scales->global = 2.0f;
-      out.push_back(std::move(in));
-    }
-  }
-  return out;
-}
-
-bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
 
 // Code, index and message: both engines word each error the same (scheme/errors.hpp).
 bool same_status(const Status& a, const Status& b) {
@@ -148,14 +72,27 @@ EngineAgreement compare_engines() {
       std::uint64_t n = 1;
       for (auto d : shape) n *= d;
       const bool small = n <= 1024;
-      for (const Input& in : inputs(n, layout->scales, s.two_level(), small)) {
+      // Large tensors: only the inputs kept at every size; absmean on those, minmax on all.
+      struct Run {
+        const EdgeInput* in;
+        Calibration calibration;
+      };
+      const auto inputs = edge_inputs(s, *layout, 12345, small ? EdgeSet::all : EdgeSet::every_size);
+      std::vector<Run> runs;
+      for (const EdgeInput& in : inputs) {
+        runs.push_back({&in, Calibration::minmax});
+        if (in.every_size && !in.scales) runs.push_back({&in, Calibration::absmean});
+      }
+      for (const Run& run : runs) {
+        const EdgeInput& in = *run.in;
         for (int p = 0; p < 2; ++p) {
           ++a.tensors;
           const Profile profile = p == 0 ? Profile::exact : Profile::burn;
-          context = text + " " + shape_text(shape) + " " + in.name + (p == 0 ? " exact" : " burn");
+          context = text + " " + shape_text(shape) + " " + in.name +
+                    (run.calibration == Calibration::absmean ? " absmean" : "") + (p == 0 ? " exact" : " burn");
           QuantizeOptions o;
           o.profile = profile;
-          o.calibration = in.calibration;
+          o.calibration = run.calibration;
           o.scales = in.scales;
           const auto rq = reference::quantize(s, shape, in.x, o);
           const auto fq = fast::quantize(s, shape, in.x, o);
@@ -196,12 +133,12 @@ EngineAgreement compare_engines() {
           check(kDecode, p, rd.ok() && fd.ok() && *rd == *fd && *fd == *rq, "");
           const auto ry = reference::dequantize(*rq);
           const auto fy = fast::dequantize(*rq);
-          check(kDeq, p, ry.ok() && fy.ok() && same_floats(*ry, *fy),
+          check(kDeq, p, ry.ok() && fy.ok() && same_f32_bits(*ry, *fy),
                 ry.ok() && fy.ok() ? "" : ry.status().to_string() + " vs " + fy.status().to_string());
           for (const auto policy : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
             std::vector<float> out(n);
             const Status st = fast::dequantize_from_bytes(s, shape, rb->data(), rb->size(), profile, out.data(), n, policy);
-            check(kFusedDeq, p, ry.ok() && st.ok() && same_floats(*ry, out),
+            check(kFusedDeq, p, ry.ok() && st.ok() && same_f32_bits(*ry, out),
                   ry.ok() && st.ok() ? "" : ry.status().to_string() + " vs " + st.to_string());
           }
           // Corrupt bytes: every byte 0xff, and one byte short; both engines must agree on the

@@ -12,9 +12,11 @@
 
 #include "fast/bytes_plan.hpp"
 #include "fast/fast.hpp"
+#include "oracle/edge_tensors.hpp"
 #include "props/engine_support.h"
 #include "props/generators.h"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 
 using namespace qscheme;
 using namespace qscheme::props;
@@ -79,7 +81,41 @@ RC_BOOST_PROP(fast_matches_reference_for_every_supported_scheme, ()) {
   const auto fd = fast::dequantize(*f);
   RC_ASSERT(rd.ok());
   RC_ASSERT(fd.ok());
-  RC_ASSERT(same_bits(*rd, *fd));
+  RC_ASSERT(same_f32_bits(*rd, *fd));
+}
+
+// The edge-case inputs every engine comparison iterates (oracle/edge_tensors.hpp), one drawn
+// per case over drawn schemes, shapes and options: fast/ gives the reference's tensor or error,
+// bytes and dequantized bits, and its fused path the same bytes.
+RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
+  Case c;
+  c.scheme = *supported_scheme();
+  c.shape = *rc::gen::suchThat(shape_for(c.scheme), [s = c.scheme](const std::vector<std::uint64_t>& sh) {
+    return validate(s, sh).ok();
+  });
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  const auto inputs = oracle::edge_inputs(c.scheme, l, *rc::gen::arbitrary<std::uint32_t>());
+  const auto& in = inputs[*rc::gen::inRange<std::size_t>(0, inputs.size())];
+  c.x = in.x;
+  c.options.profile = *rc::gen::element(Profile::exact, Profile::burn);
+  c.options.calibration = in.scales ? Calibration::minmax : *rc::gen::element(Calibration::minmax, Calibration::absmean);
+  c.options.scales = in.scales;
+  RC_TAG(in.name);
+  RC_LOG() << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+  const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(),
+                                            out.size(), fast::OutputPolicy::untouched_on_error);
+  RC_ASSERT(st.ok() == r.ok());
+  if (!r.ok()) {
+    RC_ASSERT(st.code() == r.status().code());
+    RC_ASSERT(st.index() == r.status().index());
+    RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+    return;
+  }
+  RC_ASSERT(out == reference::encode(*r).value());
+  RC_ASSERT(same_f32_bits(fast::dequantize(*r).value(), reference::dequantize(*r).value()));
 }
 
 // Zero given scales over sparse data: both engines name the first offending element in
@@ -142,7 +178,7 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
     RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(),
                                           d.size(), pol)
                   .ok());
-    RC_ASSERT(same_bits(d, reference::dequantize(*r).value()));
+    RC_ASSERT(same_f32_bits(d, reference::dequantize(*r).value()));
   }
 }
 
@@ -183,7 +219,7 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference_on_rows_of_many_blocks, ())
   RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(), d.size(),
                                         fast::OutputPolicy::single_pass)
                 .ok());
-  RC_ASSERT(same_bits(d, reference::dequantize(*r).value()));
+  RC_ASSERT(same_f32_bits(d, reference::dequantize(*r).value()));
 }
 
 RC_BOOST_PROP(decode_inverts_encode, ()) {
@@ -274,7 +310,7 @@ RC_BOOST_PROP(codes_are_within_half_a_unit_and_clipped_values_land_on_the_range_
     // dequantize: one rounding of the exact product (value <= 8 bits, e <= 35 bits: exact in f64).
     const double prod = static_cast<double>(v) * static_cast<double>(s);
     const float expect = static_cast<float>(code_negative(c.scheme.value, q->codes[i]) && prod == 0 ? -0.0 : prod);
-    RC_ASSERT(std::bit_cast<std::uint32_t>((*deq)[i]) == std::bit_cast<std::uint32_t>(expect));
+    RC_ASSERT(qscheme::f32_bits((*deq)[i]) == qscheme::f32_bits(expect));
     if (s == 0) {
       RC_ASSERT(v == 0);
       continue;
@@ -517,7 +553,7 @@ RC_BOOST_PROP(two_level_scales_fit_their_dtype, ()) {
   const auto q = fast::quantize(c.scheme, c.shape, c.x, c.options);
   RC_PRE(q.ok());
   RC_ASSERT(q->global_bits.has_value());
-  const float g = std::bit_cast<float>(*q->global_bits);
+  const float g = qscheme::f32_from_bits(*q->global_bits);
   RC_ASSERT(std::isfinite(g));
   RC_ASSERT(g >= FLT_MIN);  // the global is a normal f32 (at least 2^-126)
   const int width = info(c.scheme.scale_dtype()).bytes * 8;
@@ -563,7 +599,7 @@ RC_BOOST_PROP(profiles_agree_where_no_tie_and_no_f32_rounding_intervenes, ()) {
   }
   for (std::uint64_t i = 0; i < l.elements; ++i) {
     if (qe->codes[i] == qb->codes[i] && e[block_of(l, i)] != 0) {
-      RC_ASSERT(std::bit_cast<std::uint32_t>((*de)[i]) == std::bit_cast<std::uint32_t>((*db)[i]));
+      RC_ASSERT(qscheme::f32_bits((*de)[i]) == qscheme::f32_bits((*db)[i]));
     }
   }
   RC_CLASSIFY(checked > 0, "elements compared");

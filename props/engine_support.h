@@ -1,24 +1,19 @@
-// Helpers shared by the engine properties: exact effective scales, exact code values, bitwise
-// float comparison.
+// Helpers shared by the engine properties: exact effective scales, exact code values, stored
+// scales given back.
 #pragma once
 
 #include <rapidcheck.h>
 
-#include <bit>
-#include <cstring>
 #include <vector>
 
 #include "props/generators.h"
 #include "reference/rational.hpp"
 #include "reference/values.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace qscheme::props {
 
 using reference::Rational;
-
-inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
 
 // Exact effective scale of every block: stored scale (times the global for two levels).
 inline std::vector<Rational> effective_scales(const QuantizedTensor& q) {
@@ -40,7 +35,7 @@ inline bool code_negative(Value v, std::int32_t c) { return reference::code_valu
 inline GivenScales stored_as_given(const QuantizedTensor& q) {
   GivenScales g;
   for (auto b : q.scale_bits) g.block.push_back(reference::scale_value(q.scheme.scale_dtype(), b).value().f32);
-  if (q.global_bits) g.global = std::bit_cast<float>(*q.global_bits);
+  if (q.global_bits) g.global = qscheme::f32_from_bits(*q.global_bits);
   return g;
 }
 

@@ -24,6 +24,7 @@
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
+#include "scheme/float_bits.hpp"
 
 using namespace qscheme;
 
@@ -115,7 +116,7 @@ BOOST_AUTO_TEST_CASE(every_tuple_is_supported_or_rejected_cleanly) {
           const auto rx = reference::dequantize(*r);
           const auto fx = fast::dequantize(*f);
           if (!rx.ok() || !fx.ok() || rx->size() != x.size() ||
-              (rx->size() && std::memcmp(rx->data(), fx->data(), rx->size() * sizeof(float)) != 0)) {
+              !same_f32_bits(*rx, *fx)) {
             fail(s, sh, "dequantize failed or differs");
           }
           continue;

@@ -18,6 +18,7 @@
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/rules.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace qscheme::props::model {
 
@@ -28,14 +29,9 @@ using namespace rule;
 
 inline R pow2(int k) { return k >= 0 ? R(I(1) << k) : R(I(1), I(1) << -k); }
 
-inline std::uint32_t bits_of(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
 
 inline R value_of(float f) {
-  const std::uint32_t b = bits_of(f);
+  const std::uint32_t b = f32_bits(f);
   const int e = static_cast<int>((b >> 23) & 0xFF);
   const I m = (b & 0x7FFFFF) | (e ? 0x800000 : 0);
   R v = R(m) * pow2((e ? e : 1) - 150);
@@ -232,8 +228,7 @@ inline std::uint32_t store_scale(ScaleDtype d, const Num& u, Dir dir, bool overf
 inline Num scale_value(ScaleDtype d, std::uint32_t bits) {
   Num n;
   if (d == ScaleDtype::f32) {
-    float f;
-    std::memcpy(&f, &bits, 4);
+    const float f = f32_from_bits(bits);
     n.neg = bits >> 31;
     n.mag = n.neg ? R(-value_of(f)) : value_of(f);
     return n;
@@ -281,7 +276,7 @@ inline int floor_f32_log2(const R& a) {
 
 inline std::optional<std::uint32_t> exponent_rule(ScaleRounding s, Value v, float amax_f) {
   const int emax = emax_of(v);
-  const std::uint32_t b = bits_of(amax_f) & 0x7FFFFFFFu;
+  const std::uint32_t b = f32_bits(amax_f) & 0x7FFFFFFFu;
   const R amax = value_of(amax_f);
   switch (s) {
     case ScaleRounding::ocp_floor:

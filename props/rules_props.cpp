@@ -102,7 +102,7 @@ Num signed_num(const R& v) {
 
 Num quotient(const Rules& r, Value v, float xf, const Num& e, const R& amax) {
   const R x = value_of(xf);
-  const bool xneg = bits_of(xf) >> 31;
+  const bool xneg = f32_bits(xf) >> 31;
   Num t;
   if (r.quotient == rule::Quotient::exact || r.quotient == rule::Quotient::f32_divide) {
     t.neg = xneg != e.neg;
@@ -188,7 +188,7 @@ ModelResult model_quantize(const Case& c, const Rules& r) {
       u[j] = signed_num(abs(value_of(c.options.scales->block[j])));
       out.scale_bits[j] = store_scale(d, u[j], exp_rule ? Dir::up : dir, to_inf);
     }
-    if (c.options.scales->global) out.global_bits = bits_of(*c.options.scales->global) & 0x7FFFFFFFu;
+    if (c.options.scales->global) out.global_bits = f32_bits(*c.options.scales->global) & 0x7FFFFFFFu;
   } else {
     std::vector<R> alpha(nb, R(0));
     std::vector<bool> uneg(nb, false);
@@ -199,7 +199,7 @@ ModelResult model_quantize(const Case& c, const Rules& r) {
         const R a = abs(value_of(c.x[i]));
         if (a > best[block[i]]) {
           best[block[i]] = a;
-          mneg[block[i]] = bits_of(c.x[i]) >> 31;
+          mneg[block[i]] = f32_bits(c.x[i]) >> 31;
         }
       }
       alpha = best;
@@ -235,9 +235,7 @@ ModelResult model_quantize(const Case& c, const Rules& r) {
     if (!c.scheme.two_level()) {
       for (std::size_t j = 0; j < nb; ++j) {
         if (exp_rule) {
-          float af;
-          const std::uint32_t ab = f32_bits_of(to_f32(alpha[j]));
-          std::memcpy(&af, &ab, 4);
+          const float af = f32_from_bits(f32_bits_of(to_f32(alpha[j])));
           const std::optional<std::uint32_t> e = exponent_rule(r.scale, c.scheme.value, af);
           if (!e) return {ErrorCode::unsupported_profile, {}};
           out.scale_bits[j] = *e;
@@ -352,9 +350,7 @@ RC_BOOST_PROP(reference_equals_an_independent_model_at_every_accepted_point, ())
   RC_ASSERT(q->global_bits == m.out.global_bits);
   auto y = reference::dequantize(*q);
   RC_ASSERT(y.ok());
-  std::vector<std::uint32_t> ybits;
-  for (float f : *y) ybits.push_back(bits_of(f));
-  RC_ASSERT(ybits == m.out.dequantized);
+  RC_ASSERT(f32_bits(*y) == m.out.dequantized);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,9 +3,10 @@
 // (or in minifloat.hpp), so the rounding of each step can be read off its name.
 #pragma once
 
-#include <bit>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cstdint>
+
+#include "scheme/float_bits.hpp"
 
 namespace qscheme::reference {
 
@@ -66,8 +67,8 @@ Rational pow2(int k);
 // The exact value of a finite f32. Precondition: std::isfinite(x).
 Rational to_rational(float x);
 
-inline std::uint32_t f32_bits(float x) { return std::bit_cast<std::uint32_t>(x); }
-inline float f32_from_bits(std::uint32_t b) { return std::bit_cast<float>(b); }
+using qscheme::f32_bits;
+using qscheme::f32_from_bits;
 
 // A finite f32 split into sign, integer significand and exponent: |x| = mant * 2^exp2.
 struct F32Parts {

@@ -2,7 +2,6 @@
 // tuples, and outputs left untouched on every error; success matches the C++ engine byte for byte.
 #include <boost/test/unit_test.hpp>
 
-#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +11,7 @@
 
 #include "fast/fast.hpp"
 #include "fast/qscheme.h"
+#include "scheme/float_bits.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 #include "tests/support/run_process.hpp"
@@ -342,11 +342,11 @@ BOOST_AUTO_TEST_CASE(dequantize_with_lying_counts) {
   // Floats out, with sentinel bytes around them: 8 floats of room, then 16 more.
   auto untouched_floats = [](const std::vector<float>& v, std::size_t from) {
     for (std::size_t i = from; i < v.size(); ++i) {
-      if (std::bit_cast<std::uint32_t>(v[i]) != 0xA5A5A5A5u) return false;
+      if (qscheme::f32_bits(v[i]) != 0xA5A5A5A5u) return false;
     }
     return true;
   };
-  const float sentinel = std::bit_cast<float>(0xA5A5A5A5u);
+  const float sentinel = qscheme::f32_from_bits(0xA5A5A5A5u);
   for (std::size_t room : {std::size_t{8}, std::size_t{0}}) {
     BOOST_TEST_CONTEXT("out_cap " << room) {
       for (std::uint64_t rank : Lies(qscheme::kMaxRank)) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/ostream.hpp"
 #include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
@@ -29,7 +30,7 @@ using oracle::CheckRequest;
 
 namespace {
 
-float f(std::uint32_t bits) { return std::bit_cast<float>(bits); }
+float f(std::uint32_t bits) { return qscheme::f32_from_bits(bits); }
 
 CheckRequest request(const std::string& scheme, std::vector<std::uint64_t> shape, std::vector<float> x,
                      std::optional<std::vector<float>> scales = std::nullopt, std::optional<float> global = std::nullopt,

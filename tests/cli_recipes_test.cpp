@@ -4,13 +4,13 @@
 // run with a typed error and writes nothing.
 #include <boost/test/unit_test.hpp>
 
-#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "io/file_io.hpp"
 #include "io/npy.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/recipes.hpp"
 #include "tests/support/run_process.hpp"
 
@@ -49,9 +49,7 @@ std::vector<std::uint8_t> bytes_of(const fs::path& p) {
 std::vector<std::uint32_t> npy_bits(const fs::path& p) {
   auto a = io::npy::read_file(p.string());
   BOOST_TEST_REQUIRE(a.ok(), a.status().to_string());
-  std::vector<std::uint32_t> out;
-  for (float f : a->f32) out.push_back(std::bit_cast<std::uint32_t>(f));
-  return out;
+  return qscheme::f32_bits(a->f32);
 }
 
 std::vector<std::uint32_t> raw_bits(const fs::path& p) {

@@ -3,7 +3,6 @@
 // commands, and quantize -> dequantize round trips on the golden vectors.
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <sstream>
 
 #include "bench/baseline.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/ostream.hpp"
 #include "tests/support/run_process.hpp"
 #include "tests/support/sanitized.hpp"
@@ -71,12 +71,6 @@ std::vector<float> read_npy(const std::string& path) {
   auto a = io::npy::read_file(path);
   BOOST_REQUIRE_MESSAGE(a.ok(), a.status().to_string());
   return a->f32;
-}
-
-std::vector<std::uint32_t> bits_of(const std::vector<float>& v) {
-  std::vector<std::uint32_t> out;
-  for (float f : v) out.push_back(std::bit_cast<std::uint32_t>(f));
-  return out;
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -233,21 +227,21 @@ BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
   auto q = io::qjson::read(slurp(tmp / "q.json"));
   BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
   BOOST_TEST(q->codes == (*v)["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
-  BOOST_TEST(q->scale_bits == bits_of((*v)["block_scales"].get<std::vector<float>>()), boost::test_tools::per_element());
+  BOOST_TEST(q->scale_bits == qscheme::f32_bits((*v)["block_scales"].get<std::vector<float>>()), boost::test_tools::per_element());
   expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}));
   const auto y = read_npy(tmp / "y.npy");
-  BOOST_TEST(bits_of(y) == bits_of((*v)["dequantized"].get<std::vector<float>>()), boost::test_tools::per_element());
+  BOOST_TEST(qscheme::f32_bits(y) == qscheme::f32_bits((*v)["dequantized"].get<std::vector<float>>()), boost::test_tools::per_element());
 
   // The same through raw bytes: quantize to .bin, dequantize with --scheme and --shape.
   expect_ok(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "q.bin"}));
   const std::string bin = slurp(tmp / "q.bin");
   BOOST_TEST(bin.size() == 8u);  // 4 codes + f32 scale
   expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.bin", "--scheme", "q8s", "--shape", "4", "--output", tmp / "y2.npy"}));
-  BOOST_TEST(bits_of(read_npy(tmp / "y2.npy")) == bits_of(y), boost::test_tools::per_element());
+  BOOST_TEST(qscheme::f32_bits(read_npy(tmp / "y2.npy")) == qscheme::f32_bits(y), boost::test_tools::per_element());
   // --profile burn on the same file, and an explicit engine.
   expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--profile", "burn", "--engine", "reference", "--output",
                          tmp / "y3.npy"}));
-  BOOST_TEST(bits_of(read_npy(tmp / "y3.npy")) == bits_of(y), boost::test_tools::per_element());
+  BOOST_TEST(qscheme::f32_bits(read_npy(tmp / "y3.npy")) == qscheme::f32_bits(y), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(golden_quantize_vectors_through_the_cli) {
@@ -281,7 +275,7 @@ BOOST_AUTO_TEST_CASE(golden_quantize_vectors_through_the_cli) {
       BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
       BOOST_TEST(q->codes == v["codes"].get<std::vector<std::int32_t>>(), boost::test_tools::per_element());
       const auto j = nlohmann::json::parse(text);
-      BOOST_TEST(bits_of(j["block_scales"].get<std::vector<float>>()) == bits_of(v["block_scales"].get<std::vector<float>>()),
+      BOOST_TEST(qscheme::f32_bits(j["block_scales"].get<std::vector<float>>()) == qscheme::f32_bits(v["block_scales"].get<std::vector<float>>()),
                  boost::test_tools::per_element());
       expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}));
       BOOST_TEST(read_npy(tmp / "y.npy").size() == v["input"].size());
@@ -814,7 +808,7 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{10001}}) {
     const auto x = qscheme::bench::make_input(n, 3);
     std::uint32_t top = 0;
-    for (float v : x) top = std::max(top, std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu);
+    for (float v : x) top = std::max(top, qscheme::f32_bits(v) & 0x7FFFFFFFu);
     const auto mix = static_cast<std::uint8_t>(top >> 23);
     for (unsigned threads : {1u, 2u}) {
       std::vector<std::uint8_t> q(n, 0xAB), two(n, 0xAB);
@@ -828,9 +822,9 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
       BOOST_TEST(twop == two);
       const std::size_t h = n / 2;
       for (std::size_t i = 0; i < n; ++i) {
-        BOOST_TEST(q[i] == (std::bit_cast<std::uint32_t>(x[i]) >> 24));
+        BOOST_TEST(q[i] == (qscheme::f32_bits(x[i]) >> 24));
         if (i < h) {
-          const std::uint32_t u0 = std::bit_cast<std::uint32_t>(x[i]), u1 = std::bit_cast<std::uint32_t>(x[h + i]);
+          const std::uint32_t u0 = qscheme::f32_bits(x[i]), u1 = qscheme::f32_bits(x[h + i]);
           BOOST_TEST(two[i] == static_cast<std::uint8_t>(((u0 >> 28) | ((u1 >> 24) & 0xF0u)) ^ mix));
         } else if (i == h && n % 2) {
           BOOST_TEST(two[i] == static_cast<std::uint8_t>(mix ^ (x[n - 1] > 0 ? 1 : 0)));
@@ -844,14 +838,14 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
       std::vector<std::uint8_t> blk(nc + nb + 1, 0xAB);
       qscheme::bench::baseline_two_pass_block_maxima(x.data(), blk.data(), n, threads);
       for (std::size_t j = 0; j < nc; ++j) {
-        const std::uint32_t lo = std::bit_cast<std::uint32_t>(x[2 * j]);
-        const std::uint32_t hi = 2 * j + 1 < n ? std::bit_cast<std::uint32_t>(x[2 * j + 1]) : 0u;
+        const std::uint32_t lo = qscheme::f32_bits(x[2 * j]);
+        const std::uint32_t hi = 2 * j + 1 < n ? qscheme::f32_bits(x[2 * j + 1]) : 0u;
         BOOST_TEST(blk[j] == static_cast<std::uint8_t>(((lo >> 28) | ((hi >> 24) & 0xF0u)) ^ mix), "code " << j);
       }
       for (std::size_t k = 0; k < nb; ++k) {
         std::uint32_t m = 0;
         for (std::size_t i = 16 * k; i < std::min(n, 16 * k + 16); ++i) {
-          m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7FFFFFFFu);
+          m = std::max(m, qscheme::f32_bits(x[i]) & 0x7FFFFFFFu);
         }
         BOOST_TEST(blk[nc + k] == static_cast<std::uint8_t>((m >> 23) ^ mix), "scale " << k);
       }

@@ -1,7 +1,8 @@
-// The fused bytes path (fast::quantize_to_bytes, fast::dequantize_from_bytes) against the
-// reference engine: same bytes, same dequantized f32 bits, same error code and index, and `out`
-// untouched on every error under OutputPolicy::untouched_on_error; on every compiled Highway
-// target. Its scale kernels are also checked against their scalar twins (exact_scale.h).
+// The fused bytes path (fast::quantize_to_bytes, fast::dequantize_from_bytes) beyond the
+// engines-agree sweep (engines_agree_test): thread-count independence, its scale and block-max
+// kernels against their scalar twins (exact_scale.h), streamed outputs, two-level dequantize at
+// extreme globals, the kernel table under a forced target, the plan's walk, byte-size errors;
+// on every compiled Highway target.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -19,248 +20,28 @@
 #include "fast/kernels/dispatch.h"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
+#include "oracle/edge_tensors.hpp"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
-#include "tests/support/edge_tensors.hpp"
+#include "tests/support/bytes_plan_shapes.hpp"
 #include "tests/support/sanitized.hpp"
 
 namespace fast = qscheme::fast;
 namespace ref = qscheme::reference;
-using qscheme::testing::Bits;
-using qscheme::testing::BitsOf;
-using qscheme::testing::FromBits;
-using qscheme::testing::Tensors;
+using qscheme::f32_bits;
+using qscheme::f32_from_bits;
+using qscheme::oracle::EdgeSet;
+using qscheme::oracle::edge_inputs;
+using qscheme::testing::BytesPlanShapes;
 
 namespace {
 
 constexpr std::uint8_t kCanary = 0xA5;
-constexpr std::size_t kOtherTargetStride = 7;  // other targets: every 7th scheme
-constexpr std::uint64_t kReferenceMaxElements = 400;  // larger tensors: against quantize + encode
-
-// Shapes that reach every branch of the plan: one row, several rows, rank 3, rows longer than a
-// chunk (2048 columns) with a partial last chunk, row counts that leave partial packing groups.
-const std::vector<std::vector<std::uint64_t>>& Shapes() {
-  // Rows of 37, 100 and 2090 elements end in partial vectors and partial blocks.
-  static const std::vector<std::vector<std::uint64_t>> s{{64},      {3, 96},   {5, 2, 64}, {17, 32}, {2, 2112},
-                                                         {9, 48},   {7, 3, 16}, {37},      {3, 100}, {2, 2090}};
-  return s;
-}
-
-// Block maxima that put a scale exactly on its grid and elements exactly on rounding boundaries
-// of the codes (and one f32 ulp either side): per block, the max M = W/2 * c for a grid value c,
-// then (k + 1/2) * c for integers, grid midpoints * c for minifloats.
-std::vector<float> TieTensor(const qscheme::Scheme& s, std::uint64_t n, std::uint64_t bw, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  const qscheme::ValueInfo& vi = qscheme::info(s.value);
-  const double W = vi.hi - vi.lo;
-  std::vector<float> x(n);
-  const std::uint64_t w = bw ? bw : n;
-  for (std::uint64_t b0 = 0; b0 < n; b0 += w) {
-    const double c = std::ldexp(1.0 + (rng() % 4) / 4.0, static_cast<int>(rng() % 6) - 3);
-    for (std::uint64_t i = b0; i < std::min(n, b0 + w); ++i) {
-      double t;
-      if (i == b0) {
-        t = W / 2;
-      } else if (!vi.is_float) {
-        t = static_cast<double>(static_cast<int>(rng() % static_cast<unsigned>(vi.hi)) ) + 0.5;
-      } else {
-        // Midpoints between neighbouring small grid values: 0.25, 0.75, 1.25, 2.5, 3.5, 5 (e2m1),
-        // 1.0625... (e4m3) -- built as (v + next(v)) / 2 from the grid's first values.
-        static const double mids[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 1.0625, 1.5625, 0.0029296875};
-        t = mids[rng() % 10];
-      }
-      float v = static_cast<float>(t * c);
-      if (i % 3 == 1) v = std::nextafter(v, 1e30f);
-      if (i % 3 == 2) v = std::nextafter(v, -1e30f);
-      x[i] = (rng() & 1) ? -v : v;
-    }
-  }
-  return x;
-}
-
-std::vector<std::uint8_t> Expected(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape,
-                                   const std::vector<float>& x, const qscheme::QuantizeOptions& o, qscheme::Status* st) {
-  if (x.size() <= kReferenceMaxElements) {
-    auto q = ref::quantize(s, shape, x, o);
-    if (!q) {
-      *st = q.status();
-      return {};
-    }
-    return ref::encode(*q).value();
-  }
-  auto q = fast::quantize(s, shape, x, o);
-  if (!q) {
-    *st = q.status();
-    return {};
-  }
-  return fast::encode(*q).value();
-}
-
-std::vector<float> ExpectedDequant(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape,
-                                   const std::vector<std::uint8_t>& b, qscheme::Profile prof, qscheme::Status* st) {
-  if (b.size() <= kReferenceMaxElements) {
-    auto q = ref::decode(s, shape, b, prof);
-    if (!q) {
-      *st = q.status();
-      return {};
-    }
-    auto d = ref::dequantize(*q);
-    if (!d) *st = d.status();
-    return d ? *d : std::vector<float>{};
-  }
-  auto q = fast::decode(s, shape, b, prof);
-  if (!q) {
-    *st = q.status();
-    return {};
-  }
-  auto d = fast::dequantize(*q);
-  if (!d) *st = d.status();
-  return d ? *d : std::vector<float>{};
-}
-
-void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const qscheme::Layout& l,
-                   const std::vector<float>& x, const qscheme::QuantizeOptions& o) {
-  qscheme::Status want_st;
-  const auto want = Expected(s, shape, x, o, &want_st);
-  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-    std::vector<std::uint8_t> out(l.total_bytes, kCanary);
-    const auto st = fast::quantize_to_bytes(s, shape, x.data(), x.size(), o, out.data(), out.size(), pol);
-    BOOST_TEST_REQUIRE(st.ok() == want_st.ok(), "got " << st.to_string() << " want " << want_st.to_string());
-    if (!st.ok()) {
-      BOOST_TEST((st.code() == want_st.code()));
-      BOOST_TEST(st.index() == want_st.index());
-      BOOST_TEST(st.message() == want_st.message());
-      if (pol == fast::OutputPolicy::untouched_on_error) {
-        BOOST_TEST(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == kCanary; }));
-      }
-      continue;
-    }
-    BOOST_TEST(out == want, boost::test_tools::per_element());
-  }
-  if (!want_st.ok()) return;
-  {
-    // The same input from an address one float past a 64-byte boundary: loads are unaligned.
-    std::vector<float> shifted(x.size() + 17);
-    float* xs = shifted.data() + 1 + (16 - (reinterpret_cast<std::uintptr_t>(shifted.data()) / 4) % 16) % 16;
-    std::copy(x.begin(), x.end(), xs);
-    std::vector<std::uint8_t> out(l.total_bytes, kCanary);
-    const auto st = fast::quantize_to_bytes(s, shape, xs, x.size(), o, out.data(), out.size(),
-                                            fast::OutputPolicy::single_pass);
-    BOOST_TEST_REQUIRE(st.ok(), st.to_string());
-    BOOST_TEST(out == want, boost::test_tools::per_element());
-  }
-  for (auto prof : {qscheme::Profile::exact, qscheme::Profile::onnx, qscheme::Profile::burn}) {
-    qscheme::Status dst;
-    const auto dwant = ExpectedDequant(s, shape, want, prof, &dst);
-    std::vector<float> got(l.elements, FromBits(0x7FC0DEAD));
-    const auto st = fast::dequantize_from_bytes(s, shape, want.data(), want.size(), prof, got.data(), got.size());
-    BOOST_TEST_REQUIRE(st.ok() == dst.ok(), st.to_string() << " vs " << dst.to_string());
-    if (!st.ok()) {
-      BOOST_TEST((st.code() == dst.code()));
-      continue;
-    }
-    BOOST_TEST(BitsOf(got) == BitsOf(dwant), boost::test_tools::per_element());
-  }
-}
-
-// Corrupts bytes of a valid serialization and compares the outcome with decode + dequantize;
-// under untouched_on_error a failure must leave every output float as it was.
-void CheckCorrupt(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const qscheme::Layout& l,
-                  std::vector<std::uint8_t> bytes, std::mt19937& rng) {
-  for (int trial = 0; trial < 3; ++trial) {
-    auto b = bytes;
-    for (int k = 0; k < 1 + trial; ++k) b[rng() % b.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-    qscheme::Status want_st;
-    auto q = fast::decode(s, shape, b, qscheme::Profile::exact);
-    std::vector<float> want;
-    if (q) {
-      auto d = fast::dequantize(*q);
-      if (d) want = *d;
-      else want_st = d.status();
-    } else {
-      want_st = q.status();
-    }
-    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-      std::vector<float> got(l.elements, FromBits(0x7FC0DEAD));
-      const auto st = fast::dequantize_from_bytes(s, shape, b.data(), b.size(), qscheme::Profile::exact, got.data(),
-                                                  got.size(), pol);
-      BOOST_TEST_REQUIRE(st.ok() == want_st.ok(), st.to_string() << " vs " << want_st.to_string());
-      if (!st.ok()) {
-        BOOST_TEST((st.code() == want_st.code()));
-        BOOST_TEST(st.index() == want_st.index());
-        BOOST_TEST(st.message() == want_st.message());
-        if (pol == fast::OutputPolicy::untouched_on_error) {
-          BOOST_TEST(std::all_of(got.begin(), got.end(), [](float v) { return Bits(v) == 0x7FC0DEAD; }));
-        }
-        continue;
-      }
-      BOOST_TEST(BitsOf(got) == BitsOf(want), boost::test_tools::per_element());
-    }
-  }
-}
 
 }  // namespace
-
-// Up to kReferenceMaxElements the expected bytes are the reference's; above it (the sizes where
-// the fused plans' multi-row, multi-thread and streaming paths run) they are the fast engine's
-// general path, quantize + encode, whose agreement with the reference fast_vs_reference_test
-// proves on the shape set: the exact engine is too slow for those sizes.
-BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_to_400_elements_and_quantize_plus_encode_beyond) {
-  std::size_t cases = 0, fused = 0;
-  const auto targets = fast::kernels::AvailableTargetBits();
-  for (std::int64_t t : targets) {
-    hwy::SetSupportedTargetsForTest(t);
-    std::size_t si = 0;
-    for (const auto& s : qscheme::tuple_space()) {
-      ++si;
-      if (!qscheme::validate_scheme(s).ok()) continue;
-      if (t != targets.front() && si % kOtherTargetStride != 0) continue;
-      if (si % qscheme::testing::SanitizerStride(4) != 0) continue;
-      std::mt19937 rng(static_cast<std::uint32_t>(si));
-      for (const auto& shape : Shapes()) {
-        const auto l = qscheme::make_layout(s, shape);
-        if (!l.ok()) continue;
-        const auto plan = fast::detail::make_bytes_plan(s, *l);
-        if (plan.fused) ++fused;
-        // Big tensors only for fused plans (the general path is covered by fast_vs_reference_test).
-        if (!plan.fused && l->elements > kReferenceMaxElements) continue;
-        auto xs = Tensors(l->elements, static_cast<std::uint32_t>(si));
-        xs.push_back(TieTensor(s, l->elements, plan.bw, static_cast<std::uint32_t>(si)));
-        if (l->elements > 1) {
-          auto nan = xs[0];
-          nan[rng() % nan.size()] = (rng() & 1) ? NAN : -INFINITY;
-          xs.push_back(nan);
-        }
-        for (std::size_t ti = 0; ti < xs.size(); ++ti) {
-          BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " shape "
-                                       << l->shape.size() << "-D " << l->elements << " tensor " << ti
-                                       << (plan.fused ? " fused" : " general: ") << plan.why) {
-            CheckQuantize(s, shape, *l, xs[ti], {});
-            ++cases;
-            if (ti == 0) {
-              auto q = fast::quantize(s, shape, xs[ti]).value();
-              CheckCorrupt(s, shape, *l, fast::encode(q).value(), rng);
-            }
-          }
-        }
-        // Options the fused path leaves to the general one still give the same bytes.
-        if (l->elements <= kReferenceMaxElements && si % 5 == 0) {
-          qscheme::QuantizeOptions o;
-          o.profile = qscheme::Profile::burn;
-          CheckQuantize(s, shape, *l, xs[0], o);
-          o.profile = qscheme::Profile::exact;
-          o.calibration = qscheme::Calibration::absmean;
-          CheckQuantize(s, shape, *l, xs[0], o);
-        }
-      }
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  BOOST_TEST_MESSAGE("cases: " << cases << ", fused plans: " << fused);
-  BOOST_TEST(fused > (qscheme::testing::kSanitized ? 250u : 1000u));
-}
 
 // The prepass takes each thread's rows in one call when the rows hold whole blocks, and row by
 // row otherwise; both, split across 1-3 threads, give the one-thread bytes, and the same error.
@@ -272,10 +53,10 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
     for (const auto& shape : shapes) {
       const auto l = qscheme::make_layout(s, shape);
       if (!l.ok()) continue;
-      auto xs = Tensors(l->elements, 23);
-      auto nan = xs[0];
-      nan[nan.size() - 5] = NAN;
-      xs.push_back(nan);
+      std::vector<std::vector<float>> xs;
+      for (const auto& in : edge_inputs(s, *l, 23)) {
+        if (!in.scales) xs.push_back(in.x);
+      }
       for (std::size_t ti = 0; ti < xs.size(); ++ti) {
         for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
           BOOST_REQUIRE(fast::set_threads(1).ok());
@@ -336,9 +117,9 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
               const double v = std::ldexp(1.0 + (r2() % 1024) / 1024.0, lo + static_cast<int>(r2() % static_cast<unsigned>(hi - lo)));
               const float a = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid) * (W / 2) * g);
               if (!(a > 0) || !std::isfinite(a)) continue;
-              amax.push_back(Bits(a));
-              amax.push_back(Bits(std::nextafter(a, INFINITY)));
-              amax.push_back(Bits(std::nextafter(a, 0.0f)));
+              amax.push_back(f32_bits(a));
+              amax.push_back(f32_bits(std::nextafter(a, INFINITY)));
+              amax.push_back(f32_bits(std::nextafter(a, 0.0f)));
             }
           }
           const fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, W * g, g);
@@ -354,13 +135,13 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           // f32 block scales under a global), which is left out of the tight check.
           const bool tight_exact = sd != ScaleDtype::f32 || g == 1.0;
           auto tight = [&](std::uint32_t am) {
-            const long double a = FromBits(am);
+            const long double a = f32_from_bits(am);
             const long double c = qscheme::fast::detail::grid_round_up(2.0 * static_cast<double>(a) / (W * g), grid);
             return a > 0 && static_cast<long double>(W) * c * static_cast<long double>(g) <= 2 * a;
           };
           // Of those, W e == 2a: the pattern of -a (QuantizeRow's `lowest`); W e < 2a: below.
           auto tie = [&](std::uint32_t am) {
-            const long double a = FromBits(am);
+            const long double a = f32_from_bits(am);
             const long double c = qscheme::fast::detail::grid_round_up(2.0 * static_cast<double>(a) / (W * g), grid);
             return a > 0 && static_cast<long double>(W) * c * static_cast<long double>(g) == 2 * a;
           };
@@ -368,7 +149,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
           std::size_t want_tight = 0, want_below = 0;
           std::size_t bad = 0;
           for (std::size_t k = 0; k < amax.size(); ++k) {
-            const double a = FromBits(amax[k]);
+            const double a = f32_from_bits(amax[k]);
             const double c = qscheme::fast::detail::grid_round_up(2.0 * a / (W * g), grid);
             const std::uint32_t wb = qscheme::fast::detail::scale_to_bits(c, sd);
             const double we = c * g;
@@ -381,7 +162,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
               if (++bad < 5) BOOST_ERROR("lowest pattern of amax 0x" << std::hex << amax[k] << ": 0x" << lowest_k[k]);
             }
             const float wi = we == 0 ? 0.0f : 1.0f / static_cast<float>(we);  // RN32(1 / RN32(e))
-            const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(wi);
+            const bool inv_ok = far ? std::isnan(inv[k]) : f32_bits(inv[k]) == f32_bits(wi);
             if (bits[k] != wb || std::bit_cast<std::uint64_t>(e[k]) != std::bit_cast<std::uint64_t>(we) || !inv_ok) {
               if (++bad < 5) {
                 BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " W " << W << " g "
@@ -492,7 +273,7 @@ BOOST_AUTO_TEST_CASE(block_max_abs_bits_matches_its_scalar_twin_on_every_target)
           std::uint32_t top = 0;
           for (std::size_t b = 0; b < nb; ++b) {
             for (std::size_t i = b * bw; i < std::min(len, (b + 1) * bw); ++i) {
-              want[b] = std::max(b * bw == i ? 0u : want[b], Bits(y[i]) & 0x7FFFFFFFu);
+              want[b] = std::max(b * bw == i ? 0u : want[b], f32_bits(y[i]) & 0x7FFFFFFFu);
             }
             top = std::max(top, want[b]);
           }
@@ -550,12 +331,12 @@ BOOST_AUTO_TEST_CASE(streamed_outputs_equal_plain_ones_for_fused_schemes) {
     std::size_t si = 0;
     for (const auto& s : qscheme::tuple_space()) {
       if (++si % qscheme::testing::SanitizerStride(29) != 0 || !qscheme::validate_scheme(s).ok()) continue;
-      for (const auto& shape : Shapes()) {
+      for (const auto& shape : BytesPlanShapes()) {
         const auto l = qscheme::make_layout(s, shape);
         if (!l.ok()) continue;
         const auto plan = fast::detail::make_bytes_plan(s, *l);
         if (!plan.fused) continue;
-        const auto x = Tensors(l->elements, static_cast<std::uint32_t>(si))[0];
+        const auto x = edge_inputs(s, *l, static_cast<std::uint32_t>(si), EdgeSet::every_size).front().x;
         for (std::size_t mis : {0, 1, 3}) {
           BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " elements "
                                        << l->elements << " misaligned by " << mis) {
@@ -601,7 +382,7 @@ BOOST_AUTO_TEST_CASE(two_level_dequantize_rounds_once_at_extreme_globals) {
       const std::vector<std::uint64_t> shape{8, 256};
       const auto l = qscheme::make_layout(s, shape);
       if (!l.ok() || !fast::detail::make_bytes_plan(s, *l).fused) continue;
-      const auto x = Tensors(l->elements, static_cast<std::uint32_t>(si))[0];
+      const auto x = edge_inputs(s, *l, static_cast<std::uint32_t>(si), EdgeSet::every_size).front().x;
       std::vector<std::uint8_t> bytes(l->total_bytes);
       BOOST_TEST_REQUIRE(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, bytes.data(), bytes.size()).ok());
       for (std::uint32_t gb : {0x7F7FFFFFu, 0x7E800000u, 0x3F800000u, 0x00800000u, 0x00000001u, 0x0B000000u, 0x3EAAAAABu}) {
@@ -617,7 +398,7 @@ BOOST_AUTO_TEST_CASE(two_level_dequantize_rounds_once_at_extreme_globals) {
           if (!q.ok()) continue;
           const auto want = ref::dequantize(*q);
           BOOST_TEST_REQUIRE(want.ok());
-          BOOST_TEST(BitsOf(got) == BitsOf(*want), boost::test_tools::per_element());
+          BOOST_TEST(f32_bits(got) == f32_bits(*want), boost::test_tools::per_element());
           ++checked;
         }
       }

@@ -13,29 +13,20 @@
 #include "fast/kernels/dispatch.h"
 #include "hwy/targets.h"
 #include "scheme/text.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace fast = qscheme::fast;
 using nlohmann::json;
 
 namespace {
 
-std::uint32_t Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
 
 // Value of a stored scale for the test: decode through the public bytes path.
 std::vector<float> ScaleValues(const qscheme::QuantizedTensor& q) {
   std::vector<float> out;
   for (std::uint32_t b : q.scale_bits) {
     switch (q.scheme.scale_dtype()) {
-      case qscheme::ScaleDtype::f32: {
-        float f;
-        std::memcpy(&f, &b, 4);
-        out.push_back(f);
-        break;
-      }
+      case qscheme::ScaleDtype::f32: out.push_back(qscheme::f32_from_bits(b)); break;
       case qscheme::ScaleDtype::ue8m0: out.push_back(std::ldexp(1.0f, static_cast<int>(b) - 127)); break;
       default: {
         // Dequantizing code 1 of a one-element q8s tensor would need a scheme change; compare
@@ -87,13 +78,13 @@ BOOST_AUTO_TEST_CASE(golden_vectors_on_every_target) {
             const auto got_scales = ScaleValues(*q);
             BOOST_TEST_REQUIRE(got_scales.size() == want_scales.size());
             for (std::size_t i = 0; i < got_scales.size(); ++i) {
-              if (!std::isnan(got_scales[i])) BOOST_TEST(Bits(got_scales[i]) == Bits(want_scales[i]));
+              if (!std::isnan(got_scales[i])) BOOST_TEST(qscheme::f32_bits(got_scales[i]) == qscheme::f32_bits(want_scales[i]));
             }
             const auto d = fast::dequantize(*q);
             BOOST_TEST_REQUIRE(d.ok());
             const auto want = v["dequantized"].get<std::vector<float>>();
             BOOST_TEST_REQUIRE(d->size() == want.size());
-            for (std::size_t i = 0; i < want.size(); ++i) BOOST_TEST(Bits((*d)[i]) == Bits(want[i]), "element " << i);
+            for (std::size_t i = 0; i < want.size(); ++i) BOOST_TEST(qscheme::f32_bits((*d)[i]) == qscheme::f32_bits(want[i]), "element " << i);
             ++checked;
           } else if (op == "dequantize") {
             qscheme::QuantizedTensor q;
@@ -101,11 +92,11 @@ BOOST_AUTO_TEST_CASE(golden_vectors_on_every_target) {
             q.profile = p;
             q.shape = shape;
             q.codes = v["codes"].get<std::vector<std::int32_t>>();
-            for (float s : v["block_scales"].get<std::vector<float>>()) q.scale_bits.push_back(Bits(s));
+            for (float s : v["block_scales"].get<std::vector<float>>()) q.scale_bits.push_back(qscheme::f32_bits(s));
             const auto d = fast::dequantize(q);
             BOOST_TEST_REQUIRE(d.ok());
             const auto want = v["dequantized"].get<std::vector<float>>();
-            for (std::size_t i = 0; i < want.size(); ++i) BOOST_TEST(Bits((*d)[i]) == Bits(want[i]), "element " << i);
+            for (std::size_t i = 0; i < want.size(); ++i) BOOST_TEST(qscheme::f32_bits((*d)[i]) == qscheme::f32_bits(want[i]), "element " << i);
             ++checked;
           } else if (op == "pack") {
             // The pack vectors test the bit layout with the full two's-complement range (-128 is
@@ -117,7 +108,7 @@ BOOST_AUTO_TEST_CASE(golden_vectors_on_every_target) {
             q.profile = p;
             q.shape = shape;
             q.codes = v["codes"].get<std::vector<std::int32_t>>();
-            q.scale_bits = {Bits(1.0f)};
+            q.scale_bits = {qscheme::f32_bits(1.0f)};
             const auto b = fast::encode(q);
             BOOST_TEST_REQUIRE(b.ok(), b.status().to_string());
             const auto words = v["words"].get<std::vector<std::uint32_t>>();
@@ -140,7 +131,7 @@ BOOST_AUTO_TEST_CASE(golden_vectors_on_every_target) {
             q.codes = v["codes"].get<std::vector<std::int32_t>>();
             // ue4m3 block scales 0.5 = 0x30, 0.125 = 0x20.
             for (float s : v["block_scales"].get<std::vector<float>>()) q.scale_bits.push_back(s == 0.5f ? 0x30 : 0x20);
-            q.global_bits = Bits(v["global_scale"].get<float>());
+            q.global_bits = qscheme::f32_bits(v["global_scale"].get<float>());
             const auto b = fast::encode(q);
             BOOST_TEST_REQUIRE(b.ok(), b.status().to_string());
             BOOST_TEST(b->size() == v["byte_length"].get<std::size_t>());

@@ -5,7 +5,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include "fast/kernels/scalar.h"
 #include "fast/support/prefetch_window.hpp"
 #include "hwy/targets.h"
+#include "scheme/float_bits.hpp"
 
 namespace k = qscheme::fast::kernels;
 namespace sc = qscheme::fast::scalar;
@@ -92,14 +92,14 @@ std::vector<float> Inputs(double e, std::size_t n, std::uint32_t seed) {
       case 0: x = static_cast<float>((k + 0.5) * e); break;                          // tie
       case 1: x = std::nextafter(static_cast<float>((k + 0.5) * e), 1e30f); break;   // tie + ulp
       case 2: x = std::nextafter(static_cast<float>((k + 0.5) * e), -1e30f); break;  // tie - ulp
-      case 3: x = sc::f32_from_bits(rng() % 0x800000u) * ((rng() & 1) ? -1.f : 1.f); break;  // subnormal
+      case 3: x = qscheme::f32_from_bits(rng() % 0x800000u) * ((rng() & 1) ? -1.f : 1.f); break;  // subnormal
       case 4: x = (rng() & 1) ? -0.0f : 0.0f; break;
       case 5: x = (rng() & 1) ? 3.4028235e38f : -3.4028235e38f; break;
       case 6: x = static_cast<float>(std::ldexp(static_cast<double>(rng() % 64), static_cast<int>(rng() % 20) - 10) * e); break;
       case 7: {
         std::uint32_t b = rng();
         if (((b >> 23) & 0xFF) == 0xFF) b &= 0xBFFFFFFFu;  // keep finite
-        x = sc::f32_from_bits(b);
+        x = qscheme::f32_from_bits(b);
         break;
       }
       default: x = static_cast<float>(std::uniform_real_distribution<double>(-600, 600)(rng) * e); break;
@@ -594,7 +594,7 @@ BOOST_AUTO_TEST_CASE(whole_row_puts_the_lowest_code_back_where_its_pattern_match
             ee[s] = std::ldexp(1.0, s % 5 == 4 ? 110 : static_cast<int>(s % 7) - 3);
             ei[s] = k::InvF32(ee[s]);
             const float a = static_cast<float>(W / 2 * ee[s]);
-            pat[s] = s % 3 == 0 ? 0xFFFFFFFFu : std::bit_cast<std::uint32_t>(-a);
+            pat[s] = s % 3 == 0 ? 0xFFFFFFFFu : qscheme::f32_bits(-a);
             // Every row: values within [-a, a], with -a, a and the neighbours of -a among them.
             for (std::size_t r = 0; r < 7; ++r) {
               float* seg = x + r * len + s * bw;

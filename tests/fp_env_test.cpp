@@ -16,6 +16,7 @@
 #include "fast/qscheme.h"
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
+#include "scheme/float_bits.hpp"
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -62,11 +63,6 @@ struct Outputs {
   bool operator==(const Outputs&) const = default;
 };
 
-std::vector<std::uint8_t> Bits(const std::vector<float>& v) {
-  std::vector<std::uint8_t> b(v.size() * sizeof(float));
-  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // Every entry point, in the environment the caller has set.
 Outputs RunAll(const char* text, const std::vector<float>& x, qscheme::Profile profile) {
@@ -154,20 +150,20 @@ BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_callers_floating_point_environ
       // checks), so one comparison per environment covers both.
       BOOST_TEST((want.fast_bytes == want.ref_bytes && want.fast_encoded == want.ref_bytes &&
                   want.capi_bytes == want.ref_bytes && want.fast_bytes_single == want.ref_bytes));
-      BOOST_TEST((Bits(want.fast_dq) == Bits(want.ref_dq) && Bits(want.fast_dq_bytes) == Bits(want.ref_dq) &&
-                  Bits(want.capi_dq) == Bits(want.ref_dq)));
+      BOOST_TEST((qscheme::f32_bits(want.fast_dq) == qscheme::f32_bits(want.ref_dq) && qscheme::f32_bits(want.fast_dq_bytes) == qscheme::f32_bits(want.ref_dq) &&
+                  qscheme::f32_bits(want.capi_dq) == qscheme::f32_bits(want.ref_dq)));
       for (const Env& env : Environments()) {
         BOOST_TEST_CONTEXT("scheme " << text << " profile " << static_cast<int>(profile) << " under " << env.name) {
           env.set();
           const Outputs got = RunAll(text, x, profile);
           Reset();
           BOOST_TEST((got.ref_bytes == want.ref_bytes), "reference bytes");
-          BOOST_TEST((Bits(got.ref_dq) == Bits(want.ref_dq)), "reference dequantize");
+          BOOST_TEST((qscheme::f32_bits(got.ref_dq) == qscheme::f32_bits(want.ref_dq)), "reference dequantize");
           BOOST_TEST((got.fast_bytes == want.ref_bytes && got.fast_bytes_single == want.ref_bytes), "fast bytes");
           BOOST_TEST((got.fast_encoded == want.ref_bytes), "fast quantize + encode");
-          BOOST_TEST((Bits(got.fast_dq) == Bits(want.ref_dq) && Bits(got.fast_dq_bytes) == Bits(want.ref_dq)),
+          BOOST_TEST((qscheme::f32_bits(got.fast_dq) == qscheme::f32_bits(want.ref_dq) && qscheme::f32_bits(got.fast_dq_bytes) == qscheme::f32_bits(want.ref_dq)),
                      "fast dequantize");
-          BOOST_TEST((got.capi_bytes == want.ref_bytes && Bits(got.capi_dq) == Bits(want.ref_dq)), "C API");
+          BOOST_TEST((got.capi_bytes == want.ref_bytes && qscheme::f32_bits(got.capi_dq) == qscheme::f32_bits(want.ref_dq)), "C API");
         }
       }
     }
@@ -238,7 +234,7 @@ BOOST_AUTO_TEST_CASE(worker_threads_compute_in_the_default_environment_too) {
       const std::vector<std::uint64_t> shape{x.size()};
       const auto q = qscheme::reference::quantize(s, shape, x).value();
       const auto want = qscheme::reference::encode(q).value();
-      const auto want_dq = Bits(qscheme::reference::dequantize(q).value());
+      const auto want_dq = qscheme::f32_bits(qscheme::reference::dequantize(q).value());
       std::vector<std::uint8_t> got(want.size()), got_single(want.size());
       std::vector<float> dq(x.size());
       _mm_setcsr(_mm_getcsr() | 0x8040u);
@@ -252,7 +248,7 @@ BOOST_AUTO_TEST_CASE(worker_threads_compute_in_the_default_environment_too) {
       Reset();
       BOOST_TEST(ok);
       BOOST_TEST((got == want && got_single == want));
-      BOOST_TEST((Bits(dq) == want_dq));
+      BOOST_TEST((qscheme::f32_bits(dq) == want_dq));
     }
   }
   BOOST_REQUIRE(qscheme::fast::set_threads(was).ok());

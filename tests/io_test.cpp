@@ -5,7 +5,6 @@
 
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
 #include "scheme/errors.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
@@ -57,7 +57,7 @@ std::string header(const std::string& descr, const std::string& shape, const std
 Bytes f32_payload(std::initializer_list<float> values) {
   Bytes out;
   for (float v : values) {
-    const auto b = std::bit_cast<std::uint32_t>(v);
+    const auto b = qscheme::f32_bits(v);
     for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(b >> (8 * i)));
   }
   return out;
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(npy_round_trips_every_rank_and_bit_pattern) {
     std::uint64_t n = 1;
     for (auto d : shape) n *= d;
     std::vector<float> values(n);
-    for (auto& v : values) v = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));  // NaNs, -0, subnormals
+    for (auto& v : values) v = qscheme::f32_from_bits(static_cast<std::uint32_t>(rng()));  // NaNs, -0, subnormals
     if (n > 0) values[0] = -0.0f;
     auto bytes = npy::serialize_f32(shape, values);
     BOOST_REQUIRE(bytes.ok());
@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(npy_round_trips_every_rank_and_bit_pattern) {
     BOOST_TEST(a->shape == shape, boost::test_tools::per_element());
     BOOST_REQUIRE(a->f32.size() == n);
     for (std::size_t i = 0; i < n; ++i) {
-      BOOST_TEST(std::bit_cast<std::uint32_t>(a->f32[i]) == std::bit_cast<std::uint32_t>(values[i]));
+      BOOST_TEST(qscheme::f32_bits(a->f32[i]) == qscheme::f32_bits(values[i]));
     }
   }
   // The exact header text NumPy writes for the common cases.
@@ -317,7 +317,7 @@ BOOST_AUTO_TEST_CASE(npy_read_file_agrees_with_parse) {
   const auto path = (dir / "x.npy").string();
   std::vector<std::pair<std::string, Bytes>> files = bad_npy_files();
   for (auto& f : overflowing_npy_files()) files.push_back(std::move(f));
-  const Bytes payload = f32_payload({1.5f, -2.0f, 0.0f, -0.0f, std::bit_cast<float>(0x7FC00001u), 3e38f});
+  const Bytes payload = f32_payload({1.5f, -2.0f, 0.0f, -0.0f, qscheme::f32_from_bits(0x7FC00001u), 3e38f});
   const std::size_t first_good = files.size();
   for (int major : {1, 2, 3}) files.emplace_back("f32 v" + std::to_string(major), npy_file(header("<f4", "(2, 3)"), payload, major));
   files.emplace_back("other writer", npy_file("{'shape': (6L,), 'fortran_order': False, 'descr': '<f4'}", payload));
@@ -346,7 +346,7 @@ BOOST_AUTO_TEST_CASE(npy_read_file_agrees_with_parse) {
       BOOST_TEST(got->ints == want->ints, boost::test_tools::per_element());
       BOOST_TEST_REQUIRE(got->f32.size() == want->f32.size());
       for (std::size_t i = 0; i < got->f32.size(); ++i) {
-        BOOST_TEST(std::bit_cast<std::uint32_t>(got->f32[i]) == std::bit_cast<std::uint32_t>(want->f32[i]));
+        BOOST_TEST(qscheme::f32_bits(got->f32[i]) == qscheme::f32_bits(want->f32[i]));
       }
     }
   };
@@ -440,7 +440,7 @@ BOOST_AUTO_TEST_CASE(qjson_writes_short_exact_numbers) {
   q.scheme = scheme_of("q8s:block[2]=f32");
   q.shape = {4};
   q.codes = {1, -2, 3, 127};
-  q.scale_bits = {std::bit_cast<std::uint32_t>(0.1f), std::bit_cast<std::uint32_t>(1e-45f)};
+  q.scale_bits = {qscheme::f32_bits(0.1f), qscheme::f32_bits(1e-45f)};
   const std::string text = qjson::write(q).value();
   BOOST_TEST(text.find("\"block_scales\": [0.1,1e-45]") != std::string::npos, text);
   BOOST_TEST(text.find("0.100000") == std::string::npos, text);
@@ -455,7 +455,7 @@ BOOST_AUTO_TEST_CASE(qjson_writes_short_exact_numbers) {
   t.shape = {8};
   t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
   t.scale_bits = {0x30, 0x20};
-  t.global_bits = std::bit_cast<std::uint32_t>(3.0f);
+  t.global_bits = qscheme::f32_bits(3.0f);
   const std::string tt = qjson::write(t).value();
   BOOST_TEST(tt.find("\"block_scales\": [0.5,0.125]") != std::string::npos, tt);
   BOOST_TEST(tt.find("\"global_scale\": 3.0") != std::string::npos, tt);
@@ -474,7 +474,7 @@ BOOST_AUTO_TEST_CASE(qjson_reads_numbers_written_by_hand) {
   auto f = qjson::read(R"({"scheme": "q8s", "shape": [1], "codes": [1],
                           "block_scales": [0.100000001490116119384765625], "global_scale": null, "profile": "burn"})");
   BOOST_REQUIRE(f.ok());
-  BOOST_TEST(f->scale_bits == std::vector<std::uint32_t>{std::bit_cast<std::uint32_t>(0.1f)}, boost::test_tools::per_element());
+  BOOST_TEST(f->scale_bits == std::vector<std::uint32_t>{qscheme::f32_bits(0.1f)}, boost::test_tools::per_element());
   BOOST_TEST((f->profile == Profile::burn));
 }
 
@@ -486,7 +486,7 @@ BOOST_AUTO_TEST_CASE(qjson_rejects_malformed_documents) {
   q.shape = {4};
   q.codes = {1, 2, 3, 4};
   q.scale_bits = {0x38, 0x30};
-  q.global_bits = std::bit_cast<std::uint32_t>(0.25f);
+  q.global_bits = qscheme::f32_bits(0.25f);
   const std::string good = qjson::write(q).value();
   BOOST_REQUIRE(qjson::read(good).ok());
   const auto with = [&](const std::string& from, const std::string& to) {
@@ -629,7 +629,7 @@ BOOST_AUTO_TEST_CASE(scale_numbers_agree_with_the_reference_on_every_pattern) {
       if (!n.valid(bits)) continue;
       ++valid;
       const float v = qjson::scale_to_float(d, bits).value();
-      BOOST_REQUIRE_MESSAGE(std::bit_cast<std::uint32_t>(n.value(bits)) == std::bit_cast<std::uint32_t>(v),
+      BOOST_REQUIRE_MESSAGE(qscheme::f32_bits(n.value(bits)) == qscheme::f32_bits(v),
                             to_string(d) << " " << bits);
       BOOST_REQUIRE_MESSAGE(n.pattern(v) == bits, to_string(d) << " " << bits);
       if (d == ScaleDtype::f32) continue;
@@ -641,7 +641,7 @@ BOOST_AUTO_TEST_CASE(scale_numbers_agree_with_the_reference_on_every_pattern) {
     }
     BOOST_TEST(valid > 100u);
     for (int i = 0; i < 20000; ++i) {
-      const float v = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+      const float v = qscheme::f32_from_bits(static_cast<std::uint32_t>(rng()));
       const auto want = qjson::float_to_scale_bits(d, v);
       const auto got = n.pattern(v);
       BOOST_REQUIRE_MESSAGE(got.has_value() == want.ok() && (!got || *got == *want), to_string(d) << " " << v);
@@ -666,7 +666,7 @@ BOOST_AUTO_TEST_CASE(qjson_text_is_the_format_written_before_streaming) {
   t.shape = {8};
   t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
   t.scale_bits = {0x30, 0x20};
-  t.global_bits = std::bit_cast<std::uint32_t>(3.0f);
+  t.global_bits = qscheme::f32_bits(3.0f);
   BOOST_TEST(qjson::write(t).value() == before);
   auto back = qjson::read(before);
   BOOST_REQUIRE_MESSAGE(back.ok(), back.status().to_string());

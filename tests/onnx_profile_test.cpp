@@ -1,13 +1,13 @@
 // Profile onnx: hand-computed ONNX QuantizeLinear results (f32 quotient, ties to even,
 // saturation, e2m1's unsigned zero), its errors, and the fast engine against the reference on
 // seeded random tensors for every value kind, per-tensor, per-axis and blocked.
-#include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <vector>
 
 #include "fast/fast.hpp"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/ostream.hpp"
 #include "scheme/text.hpp"
 
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(f32_quotient_ties_to_even) {
   // Scale f32(0.1) = 0x3DCCCCCD. 0.25 / s = 2.49999996.. exactly, 2.5 in f32 -> even 2.
   // 0.35f / s = 3.4999998.. exactly, 3.5 in f32 -> 4 (the exact profile gives 3, burn 4).
   // 0.5 / 1 -> 0, 1.5 -> 2, -2.5 -> -2; 300 -> 127, -300 -> -128 (int8 = q8f).
-  const float s = std::bit_cast<float>(0x3DCCCCCDu);
+  const float s = qscheme::f32_from_bits(0x3DCCCCCDu);
   BOOST_TEST(codes("q8f", {2}, {0.25f, 0.35f}, {s}) == (std::vector<std::int32_t>{2, 4}), boost::test_tools::per_element());
   BOOST_TEST(codes("q8f", {5}, {0.5f, 1.5f, -2.5f, 300, -300}, {1}) == (std::vector<std::int32_t>{0, 2, -2, 127, -128}),
              boost::test_tools::per_element());
@@ -113,12 +113,12 @@ BOOST_AUTO_TEST_CASE(fast_matches_reference_on_random_tensors) {
         const std::uint64_t r = rng.next();
         if (r % 11 == 0) v = (r & 16) ? -0.0f : 0.0f;
         else if (r % 7 == 0) v = static_cast<float>(static_cast<int>(r >> 8) % 40 - 20) + 0.5f;
-        else v = std::bit_cast<float>(static_cast<std::uint32_t>(((r >> 32) & 0x807FFFFFu) | ((100u + (r >> 20) % 60) << 23)));
+        else v = qscheme::f32_from_bits(static_cast<std::uint32_t>(((r >> 32) & 0x807FFFFFu) | ((100u + (r >> 20) % 60) << 23)));
       }
       std::vector<float> scales(l->scales);
       for (float& v : scales) {
         const std::uint64_t r = rng.next();
-        v = (r % 5 == 0) ? 1.0f : std::bit_cast<float>(static_cast<std::uint32_t>((r & 0x007FFFFFu) | ((115u + (r >> 24) % 30) << 23)));
+        v = (r % 5 == 0) ? 1.0f : qscheme::f32_from_bits(static_cast<std::uint32_t>((r & 0x007FFFFFu) | ((115u + (r >> 24) % 30) << 23)));
       }
       auto rq = reference::quantize(s, shape, x, onnx(scales));
       auto fq = fast::quantize(s, shape, x, onnx(scales));
@@ -132,7 +132,7 @@ BOOST_AUTO_TEST_CASE(fast_matches_reference_on_random_tensors) {
         BOOST_REQUIRE(fd.ok());
         BOOST_REQUIRE(rd->size() == fd->size());
         for (std::size_t i = 0; i < rd->size(); ++i) {
-          BOOST_TEST(std::bit_cast<std::uint32_t>((*rd)[i]) == std::bit_cast<std::uint32_t>((*fd)[i]));
+          BOOST_TEST(qscheme::f32_bits((*rd)[i]) == qscheme::f32_bits((*fd)[i]));
         }
       }
       ++compared;

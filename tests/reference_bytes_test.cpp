@@ -2,7 +2,6 @@
 // rows 15-20), the golden pack/bytes/blocks vectors, every corrupt-bytes rule, and round trips
 // over every supported scheme of the tuple space on every shape of the shape set.
 #include <boost/test/unit_test.hpp>
-#include <bit>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,10 +10,12 @@
 #include "reference/pack.hpp"
 #include "reference/reference.hpp"
 #include "scheme/errors.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
+#include "tests/support/scale_patterns.hpp"
 
 #ifndef QSCHEME_GOLDEN_JSON
 #error "QSCHEME_GOLDEN_JSON must name burn-golden.json"
@@ -22,6 +23,7 @@
 
 using namespace qscheme;
 using Bytes = std::vector<std::uint8_t>;
+using qscheme::testing::ScalePatternValue;
 
 namespace {
 
@@ -37,34 +39,12 @@ Layout layout_of(const Scheme& s, const std::vector<std::uint64_t>& shape) {
   return *l;
 }
 
-// The exact value of a scale pattern, computed independently of the library: sign, exponent and
-// fraction fields of each dtype, in double (every scale dtype is exact in double).
-double scale_value(ScaleDtype d, std::uint32_t bits) {
-  switch (d) {
-    case ScaleDtype::f32: return std::bit_cast<float>(bits);
-    case ScaleDtype::bf16: return std::bit_cast<float>(bits << 16);
-    case ScaleDtype::f16: {
-      const int e = static_cast<int>((bits >> 10) & 0x1F);
-      const double m = bits & 0x3FF;
-      const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
-      return (bits & 0x8000) ? -v : v;
-    }
-    case ScaleDtype::ue4m3: {
-      const int e = static_cast<int>((bits >> 3) & 0xF);
-      const double m = bits & 7;
-      return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
-    }
-    case ScaleDtype::ue8m0: return std::ldexp(1.0, static_cast<int>(bits) - 127);
-  }
-  return NAN;
-}
-
 // The pattern of dtype d holding exactly v (exhaustive search for the narrow dtypes).
 std::uint32_t scale_bits_of(ScaleDtype d, double v) {
-  if (d == ScaleDtype::f32) return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+  if (d == ScaleDtype::f32) return qscheme::f32_bits(static_cast<float>(v));
   const std::uint32_t n = info(d).bytes == 1 ? 256 : 65536;
   for (std::uint32_t b = 0; b < n; ++b) {
-    if (!qscheme::scale_problem(d, b) && scale_value(d, b) == v) return b;
+    if (!qscheme::scale_problem(d, b) && ScalePatternValue(d, b) == v) return b;
   }
   BOOST_FAIL("no " << to_string(d) << " pattern holds " << v);
   return 0;
@@ -79,7 +59,7 @@ Bytes le_words(const std::vector<std::uint32_t>& words) {
 }
 
 void put_f32(Bytes& out, float f) {
-  const auto b = std::bit_cast<std::uint32_t>(f);
+  const auto b = qscheme::f32_bits(f);
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(b >> (8 * i)));
 }
 
@@ -175,7 +155,7 @@ BOOST_AUTO_TEST_CASE(golden_pack_bytes_blocks_vectors) {
         for (double x : v.at("block_scales")) scales.push_back(scale_bits_of(s.scale_dtype(), x));
         std::optional<std::uint32_t> global;
         if (!v.at("global_scale").is_null()) {
-          global = std::bit_cast<std::uint32_t>(v.at("global_scale").get<float>());
+          global = qscheme::f32_bits(v.at("global_scale").get<float>());
         }
         const std::uint64_t length = v.at("byte_length");
         BOOST_TEST(l.total_bytes == length);
@@ -258,7 +238,7 @@ BOOST_AUTO_TEST_CASE(row18_unpack_q4_arange) {
 BOOST_AUTO_TEST_CASE(row19_per_tensor_native) {
   const Scheme s = scheme_of("q8s");
   const float scale = 0.03937008f;
-  const QuantizedTensor q = make_q(s, {2, 3}, {0, 25, 51, 76, 102, 127}, {std::bit_cast<std::uint32_t>(scale)});
+  const QuantizedTensor q = make_q(s, {2, 3}, {0, 25, 51, 76, 102, 127}, {qscheme::f32_bits(scale)});
   Bytes expect{0, 25, 51, 76, 102, 127};
   put_f32(expect, scale);
   const Bytes b = encode_ok(q);
@@ -266,7 +246,7 @@ BOOST_AUTO_TEST_CASE(row19_per_tensor_native) {
   auto back = reference::decode(s, std::vector<std::uint64_t>{2, 3}, b);
   BOOST_REQUIRE(back.ok());
   BOOST_TEST((*back == q));
-  BOOST_TEST(std::bit_cast<float>(back->scale_bits.at(0)) == scale);
+  BOOST_TEST(qscheme::f32_from_bits(back->scale_bits.at(0)) == scale);
 }
 
 BOOST_AUTO_TEST_CASE(row20_two_level_14_bytes) {
@@ -275,7 +255,7 @@ BOOST_AUTO_TEST_CASE(row20_two_level_14_bytes) {
   const Scheme s = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
   const QuantizedTensor q = make_q(s, {8}, {0, 25, 51, 76, 102, 127, -128, -1},
                                    {scale_bits_of(ScaleDtype::ue4m3, 0.5), scale_bits_of(ScaleDtype::ue4m3, 0.125)},
-                                   std::bit_cast<std::uint32_t>(3.0f));
+                                   qscheme::f32_bits(3.0f));
   BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0x30, 0x20}), boost::test_tools::per_element());
   const Bytes b = encode_ok(q);
   Bytes expect{0, 25, 51, 76, 102, 127, 0x80, 0xFF, 0x30, 0x20};

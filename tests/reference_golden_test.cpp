@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/text.hpp"
 
 #ifndef QSCHEME_GOLDEN_JSON
@@ -35,7 +36,6 @@ Json load_vectors() {
   return Json::parse(in);
 }
 
-std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
 std::vector<float> floats(const Json& j) {
   std::vector<float> out;
@@ -58,10 +58,10 @@ Profile profile_of(const Json& p) {
 // The pattern of a scale value in dtype d: found by search over the dtype's codes, so that the
 // test does not depend on the engine's round-up to build its own expectation.
 std::uint32_t scale_pattern(ScaleDtype d, float value) {
-  if (d == ScaleDtype::f32) return bits(value);
+  if (d == ScaleDtype::f32) return qscheme::f32_bits(value);
   for (std::uint32_t c = 0; c < 0x10000; ++c) {
     const auto v = reference::scale_value(d, c);
-    if (v && bits(v->f32) == bits(value)) return c;
+    if (v && qscheme::f32_bits(v->f32) == qscheme::f32_bits(value)) return c;
   }
   BOOST_FAIL("scale " << value << " is not a value of " << to_string(d));
   return 0;
@@ -73,13 +73,13 @@ void check_scales(const Json& v, const QuantizedTensor& q) {
   for (std::size_t j = 0; j < expected.size(); ++j) {
     const auto got = reference::scale_value(q.scheme.scale_dtype(), q.scale_bits[j]);
     BOOST_TEST_REQUIRE(got.ok());
-    BOOST_TEST(bits(got->f32) == bits(expected[j]), "scale " << j << ": " << got->f32 << " != " << expected[j]);
+    BOOST_TEST(qscheme::f32_bits(got->f32) == qscheme::f32_bits(expected[j]), "scale " << j << ": " << got->f32 << " != " << expected[j]);
   }
   if (v.at("global_scale").is_null()) {
     BOOST_TEST(!q.global_bits.has_value());
   } else {
     BOOST_TEST_REQUIRE(q.global_bits.has_value());
-    BOOST_TEST(*q.global_bits == bits(v.at("global_scale").get<float>()));
+    BOOST_TEST(*q.global_bits == qscheme::f32_bits(v.at("global_scale").get<float>()));
   }
 }
 
@@ -89,7 +89,7 @@ void check_dequantized(const Json& v, const QuantizedTensor& q) {
   const std::vector<float> expected = floats(v.at("dequantized"));
   BOOST_TEST_REQUIRE(out->size() == expected.size());
   for (std::size_t n = 0; n < expected.size(); ++n) {
-    BOOST_TEST(bits((*out)[n]) == bits(expected[n]), "element " << n << ": " << (*out)[n] << " != " << expected[n]);
+    BOOST_TEST(qscheme::f32_bits((*out)[n]) == qscheme::f32_bits(expected[n]), "element " << n << ": " << (*out)[n] << " != " << expected[n]);
   }
 }
 
@@ -122,7 +122,7 @@ void check_dequantize(const Json& v, Profile profile, const Scheme& scheme) {
   q.shape = shape_of(v);
   for (const Json& c : v.at("codes")) q.codes.push_back(c.get<std::int32_t>());
   for (float s : floats(v.at("block_scales"))) q.scale_bits.push_back(scale_pattern(scheme.scale_dtype(), s));
-  if (!v.at("global_scale").is_null()) q.global_bits = bits(v.at("global_scale").get<float>());
+  if (!v.at("global_scale").is_null()) q.global_bits = qscheme::f32_bits(v.at("global_scale").get<float>());
   check_dequantized(v, q);
 }
 

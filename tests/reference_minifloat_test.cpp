@@ -5,13 +5,13 @@
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
 #include <cmath>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "scheme/float_bits.hpp"
 #include "tests/support/print_support.hpp"
 #include "reference/minifloat.hpp"
 #include "reference/scales.hpp"
@@ -43,8 +43,8 @@ double independent_value(Format f, std::uint32_t c) {
       std::memcpy(&h, &b, 2);
       return static_cast<double>(h);
     }
-    case Format::bf16: return std::bit_cast<float>(c << 16);
-    case Format::f32: return std::bit_cast<float>(c);
+    case Format::bf16: return qscheme::bf16_to_f32(c);
+    case Format::f32: return qscheme::f32_from_bits(c);
     case Format::e5m2: return independent_value(Format::f16, c << 8);  // e5m2 is f16's top byte
     case Format::e2m1: {
       static constexpr double kTable[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
@@ -253,41 +253,41 @@ BOOST_AUTO_TEST_CASE(round_to_f32_matches_hardware_double_to_float) {
     }
     const float expected = static_cast<float>(d);
     const float got = round_to_f32(exact(d), Overflow::infinity);
-    BOOST_TEST_REQUIRE(std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(expected), "at " << d);
+    BOOST_TEST_REQUIRE(qscheme::f32_bits(got) == qscheme::f32_bits(expected), "at " << d);
     ++checked;
   }
   // Midpoints between adjacent f32 values are exact ties: the even neighbour wins.
   for (std::uint32_t b : {0x00000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x3F800000u, 0x3F800001u, 0x7F7FFFFEu}) {
-    const Rational lo = to_rational(std::bit_cast<float>(b));
-    const Rational hi = to_rational(std::bit_cast<float>(b + 1));
+    const Rational lo = to_rational(qscheme::f32_from_bits(b));
+    const Rational hi = to_rational(qscheme::f32_from_bits(b + 1));
     const float got = round_to_f32((lo + hi) / 2, Overflow::infinity);
     const std::uint32_t even = (b % 2 == 0) ? b : b + 1;
-    BOOST_TEST(std::bit_cast<std::uint32_t>(got) == even);
+    BOOST_TEST(qscheme::f32_bits(got) == even);
     ++checked;
   }
   // Past f32 max: the tie with 2^128 and above overflow to infinity (IEEE) or saturate.
   const Rational max = to_rational(std::numeric_limits<float>::max());
   const Rational half_ulp = pow2(103);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(max + half_ulp - 1, Overflow::infinity)) == 0x7F7FFFFFu);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(max + half_ulp, Overflow::infinity)) == 0x7F800000u);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(-(max + half_ulp), Overflow::infinity)) == 0xFF800000u);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(max * 4, Overflow::saturate)) == 0x7F7FFFFFu);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(max + half_ulp - 1, Overflow::infinity)) == 0x7F7FFFFFu);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(max + half_ulp, Overflow::infinity)) == 0x7F800000u);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(-(max + half_ulp), Overflow::infinity)) == 0xFF800000u);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(max * 4, Overflow::saturate)) == 0x7F7FFFFFu);
   // Below half the smallest subnormal: zero with the value's sign; the half itself ties to 0.
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(-pow2(-150), Overflow::infinity)) == 0x80000000u);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_to_f32(pow2(-150) + pow2(-200), Overflow::infinity)) == 0x00000001u);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(-pow2(-150), Overflow::infinity)) == 0x80000000u);
+  BOOST_TEST(qscheme::f32_bits(round_to_f32(pow2(-150) + pow2(-200), Overflow::infinity)) == 0x00000001u);
   BOOST_TEST_MESSAGE(checked << " f32 roundings checked against hardware");
 }
 
 BOOST_AUTO_TEST_CASE(round_up_to_f32_is_the_ceiling) {
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(Rational(0))) == 0u);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(pow2(-200))) == 1u);  // smallest subnormal
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(Rational(1) + pow2(-60))) == 0x3F800001u);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(Rational(1))) == 0x3F800000u);
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(Rational(0))) == 0u);
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(pow2(-200))) == 1u);  // smallest subnormal
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(Rational(1) + pow2(-60))) == 0x3F800001u);
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(Rational(1))) == 0x3F800000u);
   // f32 nearest to 1/3 is 0x3EAAAAAB = 0.3333333432..., above 1/3, so it is also the ceiling;
   // 2/3's nearest (0x3F2AAAAB = 0.6666666865...) is above too; 0.1's nearest is above, 0.3's below.
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(Rational(1, 3))) == 0x3EAAAAABu);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(Rational(3, 10))) == 0x3E99999Au);
-  BOOST_TEST(std::bit_cast<std::uint32_t>(round_up_to_f32(pow2(200))) == 0x7F7FFFFFu);  // saturates
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(Rational(1, 3))) == 0x3EAAAAABu);
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(Rational(3, 10))) == 0x3E99999Au);
+  BOOST_TEST(qscheme::f32_bits(round_up_to_f32(pow2(200))) == 0x7F7FFFFFu);  // saturates
 }
 
 BOOST_AUTO_TEST_CASE(scale_and_code_values_reject_what_no_scheme_produces) {

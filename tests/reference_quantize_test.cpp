@@ -4,7 +4,6 @@
 // Expected values are worked out by hand or by the test's own exact arithmetic (doubles and
 // Boost rationals built here), never taken from the engine.
 #include <boost/test/unit_test.hpp>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "scheme/float_bits.hpp"
 #include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
@@ -28,7 +28,6 @@ Scheme scheme(const char* text) {
   return *s;
 }
 
-std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
 // The exact value of a float (test-side, via frexp).
 Q exact(double d) {
@@ -159,7 +158,7 @@ Q effective(const QuantizedTensor& q, std::size_t r, std::size_t c) {
     j = (r / br) * ((16 + bc - 1) / bc) + c / bc;
   }
   Q e = reference::scale_value(q.scheme.scale_dtype(), q.scale_bits.at(j))->exact;
-  if (q.global_bits) e *= exact(std::bit_cast<float>(*q.global_bits));
+  if (q.global_bits) e *= exact(qscheme::f32_from_bits(*q.global_bits));
   return e;
 }
 
@@ -208,7 +207,7 @@ BOOST_AUTO_TEST_CASE(requantizing_the_dequantized_tensor_is_idempotent) {
         std::vector<float> scales;
         for (std::size_t j = 0; j < q.scale_bits.size(); ++j) scales.push_back(scale_f32(q, j));
         std::optional<float> g;
-        if (q.global_bits) g = std::bit_cast<float>(*q.global_bits);
+        if (q.global_bits) g = qscheme::f32_from_bits(*q.global_bits);
         const auto again = quantize_ok(s, {8, 16}, d, given(scales, g));
         BOOST_TEST_REQUIRE(again.codes == q.codes, text_of(v, tail));
         BOOST_TEST_REQUIRE(again.scale_bits == q.scale_bits);
@@ -230,16 +229,16 @@ BOOST_AUTO_TEST_CASE(the_sign_of_zero_is_kept) {
     const auto e4 = quantize_ok(scheme("e4m3"), {4}, x, given({1.0f}, std::nullopt, p));
     BOOST_TEST(e4.codes == (std::vector<std::int32_t>{0x80, 0, 0x80, 0}), boost::test_tools::per_element());
     const auto d = dequantize_ok(e4);
-    BOOST_TEST(bits(d[0]) == 0x80000000u);
-    BOOST_TEST(bits(d[1]) == 0u);
-    BOOST_TEST(bits(d[2]) == 0x80000000u);
+    BOOST_TEST(qscheme::f32_bits(d[0]) == 0x80000000u);
+    BOOST_TEST(qscheme::f32_bits(d[1]) == 0u);
+    BOOST_TEST(qscheme::f32_bits(d[2]) == 0x80000000u);
     const auto e2 = quantize_ok(scheme("e2m1:packed-u32(0)"), {4}, x, given({1.0f}, std::nullopt, p));
     BOOST_TEST(e2.codes == (std::vector<std::int32_t>{8, 0, 8, 0}), boost::test_tools::per_element());
     const auto e5 = quantize_ok(scheme("e5m2"), {4}, x, given({1.0f}, std::nullopt, p));
     BOOST_TEST(e5.codes == (std::vector<std::int32_t>{0x80, 0, 0x80, 0}), boost::test_tools::per_element());
     const auto i8 = quantize_ok(scheme("q8s"), {4}, x, given({1.0f}, std::nullopt, p));
     BOOST_TEST(i8.codes == (std::vector<std::int32_t>{0, 0, 0, 0}), boost::test_tools::per_element());
-    for (float y : dequantize_ok(i8)) BOOST_TEST(bits(y) == 0u);  // integer 0 has no sign
+    for (float y : dequantize_ok(i8)) BOOST_TEST(qscheme::f32_bits(y) == 0u);  // integer 0 has no sign
   }
 }
 
@@ -258,8 +257,8 @@ BOOST_AUTO_TEST_CASE(all_zero_blocks) {
       BOOST_TEST(q.codes[1] == (fl ? 0x80 : 0));
       BOOST_TEST(q.codes[2] == 0);
       const auto d = dequantize_ok(q);
-      BOOST_TEST(bits(d[0]) == 0u);
-      BOOST_TEST(bits(d[1]) == (fl ? 0x80000000u : 0u));
+      BOOST_TEST(qscheme::f32_bits(d[0]) == 0u);
+      BOOST_TEST(qscheme::f32_bits(d[1]) == (fl ? 0x80000000u : 0u));
       BOOST_TEST(d[7] > 3.5f);
     }
   }
@@ -274,7 +273,7 @@ BOOST_AUTO_TEST_CASE(two_level_all_zero) {
       BOOST_TEST(*q.global_bits == 0x00800000u);
       BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0, 0}), boost::test_tools::per_element());
       BOOST_TEST(q.codes == std::vector<std::int32_t>(8, 0), boost::test_tools::per_element());
-      for (float y : dequantize_ok(q)) BOOST_TEST(bits(y) == 0u);
+      for (float y : dequantize_ok(q)) BOOST_TEST(qscheme::f32_bits(y) == 0u);
     }
   }
 }
@@ -293,7 +292,7 @@ BOOST_AUTO_TEST_CASE(two_level_largest_block_scale_is_the_dtype_maximum) {
     BOOST_TEST(h.scale_bits[0] == 0x7BFFu);
     // Block 2: alpha 0.04, ideal 0.04 / 127; the f16 grid is fine enough for 1e-3 relative error.
     const double eff = reference::scale_value(ScaleDtype::f16, h.scale_bits[2])->f32 *
-                       static_cast<double>(std::bit_cast<float>(*h.global_bits));
+                       static_cast<double>(qscheme::f32_from_bits(*h.global_bits));
     BOOST_TEST(std::fabs(eff / (0.04 / 127) - 1) < 1e-3);
     BOOST_TEST(h.codes[11] == 127);
   }
@@ -494,8 +493,8 @@ BOOST_AUTO_TEST_CASE(dequantize_overflow_is_ieee_infinity) {
     q.codes = {0x7E, 0xFE};
     q.scale_bits = {0x7F7FFFFFu};
     const auto d = dequantize_ok(q);
-    BOOST_TEST(bits(d[0]) == 0x7F800000u);
-    BOOST_TEST(bits(d[1]) == 0xFF800000u);
+    BOOST_TEST(qscheme::f32_bits(d[0]) == 0x7F800000u);
+    BOOST_TEST(qscheme::f32_bits(d[1]) == 0xFF800000u);
   }
 }
 
@@ -514,7 +513,7 @@ BOOST_AUTO_TEST_CASE(zero_scale_is_point_one_in_burn_and_an_error_in_exact) {
                  .status().code() == ErrorCode::zero_scale_nonzero_input);
   QuantizedTensor e = b;
   e.profile = Profile::exact;
-  BOOST_TEST(bits(dequantize_ok(e)[0]) == 0u);  // exact: 10 * 0
+  BOOST_TEST(qscheme::f32_bits(dequantize_ok(e)[0]) == 0u);  // exact: 10 * 0
 }
 
 // f32(x / e) can turn a non-tie into a tie: 0.25 / f32(0.1) = 2.4999999627... (exact: 2), which
@@ -533,8 +532,8 @@ BOOST_AUTO_TEST_CASE(calibrated_scale_is_rounded_up_in_exact_and_to_nearest_in_b
   const auto b = quantize_ok(scheme("q8s"), {1}, {1.0f}, opts(Profile::burn));
   const float up = ceil_f32(Q(1, 127));
   BOOST_TEST(exact(up) > Q(1, 127));
-  BOOST_TEST(e.scale_bits[0] == bits(up));
-  BOOST_TEST(b.scale_bits[0] == bits(up) - 1);
+  BOOST_TEST(e.scale_bits[0] == qscheme::f32_bits(up));
+  BOOST_TEST(b.scale_bits[0] == qscheme::f32_bits(up) - 1);
   BOOST_TEST(e.codes[0] == 127);
   BOOST_TEST(b.codes[0] == 127);
 }
@@ -551,7 +550,7 @@ BOOST_AUTO_TEST_CASE(burn_overflow_and_two_level_absmean_are_unsupported) {
                  .status().code() == ErrorCode::unsupported_profile);
   const auto ok = quantize_ok(two, {4}, x, opts(Profile::exact, Calibration::absmean));
   // alpha = [1.5, 3.5]; s* = alpha / 127; g = ceil_f32(s*_max / 448).
-  BOOST_TEST(*ok.global_bits == bits(ceil_f32(Q(7, 2) / 127 / 448)));
+  BOOST_TEST(*ok.global_bits == qscheme::f32_bits(ceil_f32(Q(7, 2) / 127 / 448)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

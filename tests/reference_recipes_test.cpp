@@ -20,6 +20,7 @@
 #include "reference/reference.hpp"
 #include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
+#include "scheme/float_bits.hpp"
 
 namespace fs = std::filesystem;
 using namespace qscheme;
@@ -41,11 +42,6 @@ std::uint32_t le32(const std::vector<std::uint8_t>& b, std::size_t i) {
   return v;
 }
 
-std::uint32_t bits(float f) {
-  std::uint32_t v;
-  std::memcpy(&v, &f, 4);
-  return v;
-}
 
 // One tensor to quantize and the slice of each expected file that belongs to it.
 struct Piece {
@@ -134,7 +130,7 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
       // The producer's own record of the tensor's max |x|: the input slice is the one it saw.
       float amax = 0.0f;
       for (float v : piece.x) amax = std::max(amax, std::abs(v));
-      differ(bits(amax) == le32(file("amax_f32"), piece.tensor_index), "amax of tensor " + std::to_string(piece.tensor_index));
+      differ(qscheme::f32_bits(amax) == le32(file("amax_f32"), piece.tensor_index), "amax of tensor " + std::to_string(piece.tensor_index));
     }
     if (expect.contains("ggml_bytes")) {
       const std::vector<std::uint8_t> want = file("ggml_bytes");
@@ -158,7 +154,7 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
         return out;
       }
       for (std::size_t i = 0; i < n; ++i) {
-        differ(bits((*y)[i]) == le32(want, piece.element_offset + i),
+        differ(qscheme::f32_bits((*y)[i]) == le32(want, piece.element_offset + i),
                "value " + std::to_string(piece.element_offset + i));
       }
     }
@@ -332,7 +328,7 @@ BOOST_AUTO_TEST_CASE(decode_checks_length_scales_and_codes_under_the_rules) {
   BOOST_TEST_REQUIRE(q.ok());
   const auto y = reference::dequantize(*q);
   BOOST_TEST_REQUIRE(y.ok());
-  BOOST_TEST(bits((*y)[0]) == 0xFFC00000u);  // 0 * inf: x86's default NaN, as ggml's dequantize gives
+  BOOST_TEST(qscheme::f32_bits((*y)[0]) == 0xFFC00000u);  // 0 * inf: x86's default NaN, as ggml's dequantize gives
   // A NaN f16 scale is corrupt under every rule.
   std::vector<std::uint8_t> nan = block;
   nan[0] = 0x01;

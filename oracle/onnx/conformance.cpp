@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "fast/fast.hpp"
 #include "onnx_subset.pb.h"
 #include "reference/reference.hpp"
+#include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
@@ -90,7 +90,7 @@ struct Tensor {
     for (auto d : dims) n *= d;
     return n;
   }
-  float f32(std::size_t i) const { return std::bit_cast<float>(static_cast<std::uint32_t>(v[i])); }
+  float f32(std::size_t i) const { return qscheme::f32_from_bits(static_cast<std::uint32_t>(v[i])); }
 };
 
 Result<std::string> slurp(const fs::path& p) {
@@ -135,7 +135,7 @@ Result<Tensor> read_tensor(const fs::path& p) {
     }
   } else if (t.type == kFloat) {
     if (static_cast<std::uint64_t>(tp.float_data_size()) != n) return Status(ErrorCode::corrupt_bytes, p.string() + ": float_data count");
-    for (float f : tp.float_data()) t.v.push_back(std::bit_cast<std::uint32_t>(f));
+    for (float f : tp.float_data()) t.v.push_back(qscheme::f32_bits(f));
   } else {
     // int32_data: one element per entry for 8/16-bit types; sub-byte types keep one packed byte
     // per entry (two 4-bit or four 2-bit elements, element 0 in the low bits).
@@ -344,14 +344,14 @@ ConformanceCase run_case(const fs::path& dir) {
     q.profile = Profile::onnx;
     q.shape = x.dims;
     for (std::int64_t code : x.v) q.codes.push_back(static_cast<std::int32_t>(code));
-    for (float s : scales) q.scale_bits.push_back(std::bit_cast<std::uint32_t>(s));
+    for (float s : scales) q.scale_bits.push_back(qscheme::f32_bits(s));
     auto check = [&](const Result<std::vector<float>>& y, const char* engine) {
       if (!y) {
         if (c.detail.empty()) c.detail = std::string(engine) + ": " + y.status().to_string();
         return false;
       }
       for (std::size_t i = 0; i < y->size(); ++i) {
-        if (std::bit_cast<std::uint32_t>((*y)[i]) != static_cast<std::uint32_t>(out->v[i])) {
+        if (qscheme::f32_bits((*y)[i]) != static_cast<std::uint32_t>(out->v[i])) {
           if (c.detail.empty()) c.detail = fmt::format("{}: element {}: {} expected {}", engine, i, (*y)[i], out->f32(i));
           return false;
         }
