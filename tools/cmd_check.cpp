@@ -14,6 +14,7 @@
 
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
+#include "oracle/candidate.hpp"
 #include "oracle/check.hpp"
 #include "tools/command.hpp"
 #include "tools/engine_options.hpp"
@@ -77,18 +78,9 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
   if (kind == "bytes") {
     auto b = io::read_bytes(a.candidate);
     if (!b) return b.status();
-    if (byte_format == ByteFormat::ggml) {
-      // ggml's blocks hold the codes and scales in ggml's order: read them as such.
-      auto q = reference::decode(scheme, shape, *b, oracle::accepting_any_pattern(rules), ByteFormat::ggml);
-      if (!q) return Status(q.status().code(), printable(a.candidate) + ": " + q.status().message());
-      c.kind = oracle::CandidateKind::quantized;
-      c.codes = std::move(q->codes);
-      c.scale_bits = std::move(q->scale_bits);
-      return c;
-    }
-    c.kind = oracle::CandidateKind::bytes;
-    c.bytes = std::move(*b);
-    return c;
+    auto from_bytes = oracle::candidate_from_bytes(scheme, shape, std::move(*b), rules, byte_format);
+    if (!from_bytes) return Status(from_bytes.status().code(), printable(a.candidate) + ": " + from_bytes.status().message());
+    return from_bytes;
   }
   if (kind == "qjson") {
     // Codes and scales in their serialized form, a byte or less a code; the file's shape too.
