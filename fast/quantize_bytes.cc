@@ -1,7 +1,7 @@
 // fast::quantize_to_bytes: f32 straight to Burn's serialized bytes. The fused path (bytes_plan.hpp)
-// calibrates, rounds the scales, quantizes and packs one L1-sized unit at a time with one-byte
-// codes; anything it does not take, and every error, goes through quantize + encode, which give
-// the same bytes and the documented error.
+// calibrates (or takes the given scales), rounds the scales, quantizes and packs one L1-sized unit
+// at a time with one-byte codes; anything it does not take, and every error, goes through
+// quantize + encode, which give the same bytes and the documented error.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -62,6 +62,32 @@ Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::
   return {};
 }
 
+// Given scales the fused path can take: the layout's count, a global exactly for two levels, every
+// value finite and >= 0 (-0 included). Anything else is an error that general_quantize reports.
+// Read as bits in one pass that the compiler vectorizes (nvfp4 has a scale per 16 elements): a
+// pattern is valid when below +inf's or -0's. `zero`: some stored scale may be 0 (a given 0 on a
+// grid that has 0, or a global of 0), the one case that needs the block maxima.
+struct GivenFacts {
+  bool ok = false, zero = false;
+};
+GivenFacts given_facts(const GivenScales& gs, const Layout& l, bool two, bool grid_has_zero) {
+  GivenFacts f;
+  if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
+  std::uint32_t top = 0, least = 0xFFFFFFFFu;
+  for (float v : gs.block) {
+    const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
+    const std::uint32_t m = b == 0x80000000u ? 0u : b;
+    top = std::max(top, m);
+    least = std::min(least, m);
+  }
+  const std::uint32_t gb = two ? std::bit_cast<std::uint32_t>(*gs.global) : 0x3F800000u;  // 1.0 for one level
+  const std::uint32_t gm = gb == 0x80000000u ? 0u : gb;
+  if (top >= 0x7F800000u || gm >= 0x7F800000u) return f;
+  f.ok = true;
+  f.zero = gm == 0 || (grid_has_zero && least == 0);
+  return f;
+}
+
 // Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
 // Left uninitialised (every entry is written before it is read): zeroing them cost as much as a
 // small tensor's quantization.
@@ -95,31 +121,52 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   }
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
-  if (!p.fused || options.profile != Profile::exact || options.calibration != Calibration::minmax || options.scales) {
+  const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
+  if (!p.fused || options.profile != Profile::exact || (options.calibration != Calibration::minmax && !given)) {
     return general_quantize(scheme, shape, x, n, options, out);
+  }
+  GivenFacts gf;
+  if (given) {
+    gf = given_facts(*given, l, p.two, p.spec.has_zero);
+    if (!gf.ok) return general_quantize(scheme, shape, x, n, options, out);  // the given-scale error
   }
 
   std::uint8_t* scales_out = out + l.value_bytes;
   kernels::ScaleSpec spec = p.spec;
-  // Block maxima up front when the output must stay untouched on error, or when a scale depends on
-  // more than its own block (two levels, one scale for the tensor), or blocks span units.
+  if (given) {
+    // scale_spec's c = roundup(2a / wg) with wg = 2 is the given value rounded up to the grid, and
+    // e = c * g the effective scale under the given global (a given -0 is stored as +0).
+    spec = detail::scale_spec(p.sd, 2.0, p.two ? static_cast<double>(*given->global) + 0.0 : 1.0);
+    spec.count_tight = false;
+  }
+  // Whether the stored scale of block j is 0 while its block maximum amax_j is not: the one error
+  // a given scale adds after the input's (zero-scale-nonzero-input).
+  auto zero_scale_hit = [&](std::uint64_t j, std::uint32_t amax_j) {
+    return amax_j != 0 && (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
+  };
+  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
+  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
   const bool uniform = p.bw == 0;
-  const bool prepass = policy == OutputPolicy::untouched_on_error || p.two || uniform || p.bw > p.chunk;
+  const bool prepass =
+      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
+  // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
+  // of the rows is enough to find non-finite input.
+  const bool block_maxima = !uniform && (!given || gf.zero);
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   detail::BigBuffer<std::uint32_t> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
   kernels::CodeSpec uniform_code = p.code;
-  uniform_code.x_just_read = false;  // a uniform scale always takes a prepass
+  uniform_code.x_just_read = !prepass;
   if (prepass) {
     // The maximum of each thread's rows (at row_max[rb]) or of each row.
     std::vector<std::uint32_t> row_max(p.rows, 0);
-    if (!uniform) amax = detail::BigBuffer<std::uint32_t>(l.scales);
+    if (block_maxima) amax = detail::BigBuffer<std::uint32_t>(l.scales);
     detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
       // Rows of whole blocks are one run of blocks, taken in one call: a call per row (4,096 of
       // them) left the nvfp4 prepass over 64 MiB about 10% slower, for reasons not established.
-      if (uniform) {
+      if (!block_maxima) {
         row_max[rb] = kf.max_abs_bits(x + rb * p.L, (re - rb) * p.L);
       } else if (p.L % p.bw == 0) {
         row_max[rb] = kf.prepass_block_max_abs_bits(x + rb * p.L, (re - rb) * p.L, p.bw, &amax[rb * p.nbr]);
@@ -132,14 +179,18 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
-    if (p.two) {
+    if (given && gf.zero) {
+      for (std::uint64_t j = 0; j < l.scales; ++j) {
+        if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, options, out);
+      }
+    }
+    if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
       const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
-      put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(g)), 4);
     }
-    if (uniform) {
+    if (uniform && !given) {
       std::uint32_t b;
       const kernels::ScaleFacts f = kf.scales_from_max(&top, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
       put_le(scales_out, b, p.sbytes);
@@ -147,13 +198,21 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       uniform_code.lo = detail::lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
     }
   }
+  if (uniform && given) {
+    const std::uint32_t a = std::bit_cast<std::uint32_t>(given->block[0]) & 0x7FFFFFFFu;
+    std::uint32_t b;
+    kf.scales_from_max(&a, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    put_le(scales_out, b, p.sbytes);
+  }
+  if (p.two) put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(spec.g)), 4);
 
   const bool native = p.bits == 8 && p.nq == 1;
   // Whether a block scale can saturate at the grid's max, so that |x/e| may exceed W/2 (then the
-  // codes of symmetric integers and e2m1 need their clamp). Never under a global: g >= 2 max|x| /
-  // (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the grid's max
-  // times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then cannot pass
-  // it. Otherwise each unit decides from its largest block maximum.
+  // codes of symmetric integers and e2m1 need their clamp). Never under a calibrated global: g >= 2
+  // max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the
+  // grid's max times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then
+  // cannot pass it. Otherwise each unit decides from its largest block maximum. A given scale may
+  // be anything: its codes are always clamped.
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   std::atomic<bool> failed{false};
@@ -176,6 +235,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
+          if (!prepass) {
+            // Given, one pass: the unit's input checked just before its codes.
+            const std::uint32_t t = kf.max_abs_bits(xr, un.len);
+            if (t >= 0x7F800000u || zero_scale_hit(0, t)) {
+              failed = true;
+              return;
+            }
+          }
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
                             codes, nibbles);
           packed = nibbles != nullptr;
@@ -184,31 +251,50 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
         kernels::CodeSpec cs = p.code;
         cs.x_just_read = !prepass;
-        // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
-        // (QuantizeCodes' clamp flag).
-        const bool clamp_kind = (cs.fmt < 0 && cs.lo == -cs.hi) || cs.fmt == scalar::kE2M1;
-        const bool needs_top = clamp_kind && may_saturate;
-        if (clamp_kind && !may_saturate) cs.clamp = false;
+        kernels::ScaleFacts facts;
+        detail::LowestPlan plan{cs.lo, false};
         const std::uint32_t* a = nullptr;
-        std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
-        if (prepass) {
-          a = &amax[r * p.nbr + kb];
-          for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
-        } else {
-          top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
-          if (top >= 0x7F800000u) {
-            failed = true;
-            return;
+        if (given) {
+          if (!prepass) {
+            const std::uint32_t t =
+                gf.zero ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
+            bool bad = t >= 0x7F800000u;
+            for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
+            if (bad) {
+              failed = true;
+              return;
+            }
           }
-          a = s.amax.get();
+          // The given values as maxima of the scale kernel (spec above), -0 as +0.
+          std::uint32_t* gb = s.tight.get();
+          const float* gv = given->block.data() + r * p.nbr + kb;
+          for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
+          facts = kf.scales_from_max(gb, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+        } else {
+          // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
+          // (QuantizeCodes' clamp flag).
+          const bool clamp_kind = (cs.fmt < 0 && cs.lo == -cs.hi) || cs.fmt == scalar::kE2M1;
+          const bool needs_top = clamp_kind && may_saturate;
+          if (clamp_kind && !may_saturate) cs.clamp = false;
+          std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
+          if (prepass) {
+            a = &amax[r * p.nbr + kb];
+            for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
+          } else {
+            top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
+            if (top >= 0x7F800000u) {
+              failed = true;
+              return;
+            }
+            a = s.amax.get();
+          }
+          facts = kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
+                                     detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
+          plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
+          cs.lo = plan.lo;
+          // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
+          if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         }
-        const kernels::ScaleFacts facts =
-            kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                               detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
-        const detail::LowestPlan plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
-        cs.lo = plan.lo;
-        // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
-        if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
@@ -235,7 +321,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       }
     }
   });
-  // Only single_pass gets here with non-finite input; out is then unspecified (fast.hpp).
+  // Only single_pass gets here with a data error; out is then unspecified (fast.hpp).
   if (failed.load()) return general_quantize(scheme, shape, x, n, options, out);
   return {};
 }

@@ -120,8 +120,10 @@ std::vector<float> ExpectedDequant(const qscheme::Scheme& s, const std::vector<s
   return d ? *d : std::vector<float>{};
 }
 
+// dequantize_too: also dequantize the bytes under each profile (the given-scale cases leave that
+// to the calibrated ones: the bytes are what they change).
 void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape, const qscheme::Layout& l,
-                   const std::vector<float>& x, const qscheme::QuantizeOptions& o) {
+                   const std::vector<float>& x, const qscheme::QuantizeOptions& o, bool dequantize_too = true) {
   qscheme::Status want_st;
   const auto want = Expected(s, shape, x, o, &want_st);
   for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
@@ -152,6 +154,7 @@ void CheckQuantize(const qscheme::Scheme& s, const std::vector<std::uint64_t>& s
     BOOST_TEST(out == want, boost::test_tools::per_element());
   }
   for (auto prof : {qscheme::Profile::exact, qscheme::Profile::onnx, qscheme::Profile::burn}) {
+    if (!dequantize_too) break;
     qscheme::Status dst;
     const auto dwant = ExpectedDequant(s, shape, want, prof, &dst);
     std::vector<float> got(l.elements, FromBits(0x7FC0DEAD));
@@ -262,11 +265,97 @@ BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_to_400_elements_and_quantiz
   BOOST_TEST(fused > (qscheme::testing::kSanitized ? 250u : 1000u));
 }
 
+namespace {
+
+// Given scales of four kinds for scheme s (kind 0: the calibrated scales themselves, on
+// the grid; 1: those times a factor off the grid; 2: magnitudes from 0 and -0 through f32
+// subnormals to 3e38, where codes saturate, scales leave InvF32's range and zero scales meet
+// non-zero input; 3: one invalid scale or global, an error before any write).
+qscheme::GivenScales GivenOfKind(const qscheme::Scheme& s, const std::vector<std::uint64_t>& shape,
+                                 const std::vector<float>& x, int kind, std::mt19937& rng) {
+  qscheme::GivenScales g;
+  auto q = fast::quantize(s, shape, x).value();
+  for (std::uint32_t b : q.scale_bits) {
+    double v = 0;
+    BOOST_REQUIRE(qscheme::fast::detail::scale_from_bits(b, s.scale_dtype(), &v));
+    g.block.push_back(static_cast<float>(v));
+  }
+  if (s.two_level()) g.global = FromBits(*q.global_bits);
+  static const float wild[] = {0.0f, -0.0f, 1e-40f, 1e-30f, 1e-5f, 1.0f, 0.3f, 1e5f, 3e38f, 6.1e-5f};
+  auto wild_one = [&] { return rng() % 3 == 0 ? std::ldexp(1.0f + (rng() % 256) / 256.0f, static_cast<int>(rng() % 80) - 40)
+                                              : wild[rng() % 10]; };
+  for (float& v : g.block) {
+    if (kind == 1) v *= std::ldexp(1.0f + (rng() % 1000) / 1000.0f, static_cast<int>(rng() % 5) - 3);
+    if (kind == 2) v = wild_one();
+  }
+  if (g.global && kind == 1) *g.global *= 1.0f + (rng() % 100) / 64.0f;
+  if (g.global && kind == 2) *g.global = rng() % 4 == 0 ? wild[rng() % 10] : wild_one();
+  if (kind == 3) {
+    const float bad[] = {NAN, -INFINITY, INFINITY, -1e-30f};
+    if (g.global && rng() % 2) {
+      *g.global = bad[rng() % 4];
+    } else {
+      g.block[rng() % g.block.size()] = bad[rng() % 4];
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+// Given scales on the fused path, both output policies: the reference's bytes and errors (or
+// quantize + encode's beyond kReferenceMaxElements), out untouched on every error under
+// untouched_on_error; on every target (the others on a sample of schemes).
+BOOST_AUTO_TEST_CASE(fused_bytes_with_given_scales_equal_the_reference) {
+  std::size_t cases = 0, fused = 0;
+  const auto targets = fast::kernels::AvailableTargetBits();
+  for (std::int64_t t : targets) {
+    hwy::SetSupportedTargetsForTest(t);
+    std::size_t si = 0;
+    for (const auto& s : qscheme::tuple_space()) {
+      ++si;
+      if (!qscheme::validate_scheme(s).ok()) continue;
+      if (t != targets.front() && si % kOtherTargetStride != 0) continue;
+      if (si % (2 * qscheme::testing::SanitizerStride(4)) != 0) continue;
+      std::mt19937 rng(static_cast<std::uint32_t>(si) * 31 + 5);
+      for (const auto& shape : Shapes()) {
+        const auto l = qscheme::make_layout(s, shape);
+        if (!l.ok()) continue;
+        const auto plan = fast::detail::make_bytes_plan(s, *l);
+        if (!plan.fused) continue;
+        ++fused;
+        auto xs = Tensors(l->elements, static_cast<std::uint32_t>(si));
+        xs.push_back(TieTensor(s, l->elements, plan.bw, static_cast<std::uint32_t>(si)));
+        // Tensors: random, signed zeros, f32 max, the ties; and one with a NaN.
+        std::vector<std::vector<float>> pick = {xs[0], xs[2], xs[6], xs.back()};
+        auto nan = xs[0];
+        nan[rng() % nan.size()] = NAN;
+        pick.push_back(nan);
+        for (std::size_t ti = 0; ti < pick.size(); ++ti) {
+          for (int kind = 0; kind < 4; ++kind) {
+            qscheme::QuantizeOptions o;
+            o.scales = GivenOfKind(s, shape, xs[0], kind, rng);
+            BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " shape "
+                                         << l->shape.size() << "-D " << l->elements << " tensor " << ti << " kind "
+                                         << kind) {
+              CheckQuantize(s, shape, *l, pick[ti], o, false);
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  BOOST_TEST_MESSAGE("cases: " << cases << ", fused plans: " << fused);
+  BOOST_TEST(fused > (qscheme::testing::kSanitized ? 100u : 1000u));
+}
+
 // The prepass takes each thread's rows in one call when the rows hold whole blocks, and row by
 // row otherwise; both, split across 1-3 threads, give the one-thread bytes, and the same error.
 BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
   const std::vector<std::vector<std::uint64_t>> shapes = {{97, 512}, {37, 1000}, {3, 7, 2048}};
-  const char* schemes[] = {"nvfp4", "q8_0", "mxfp8", "q8s:block[48]=f16", "e2m1:block[16]=ue4m3:tensor=f32"};
+  const char* schemes[] = {"nvfp4", "q8_0", "mxfp8", "q8s:block[48]=f16", "e2m1:block[16]=ue4m3:tensor=f32", "q8s"};
   for (const char* text : schemes) {
     const auto s = qscheme::parse_scheme(text).value();
     for (const auto& shape : shapes) {
@@ -276,20 +365,34 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
       auto nan = xs[0];
       nan[nan.size() - 5] = NAN;
       xs.push_back(nan);
+      // Calibrated, and given scales off the grid (GivenOfKind 1) and with zeros and extremes (2).
+      std::mt19937 rng(5);
+      std::vector<qscheme::QuantizeOptions> opts(3);
+      opts[1].scales = GivenOfKind(s, shape, xs[0], 1, rng);
+      opts[2].scales = GivenOfKind(s, shape, xs[0], 2, rng);
       for (std::size_t ti = 0; ti < xs.size(); ++ti) {
         for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-          BOOST_REQUIRE(fast::set_threads(1).ok());
-          std::vector<std::uint8_t> want(l->total_bytes, kCanary);
-          const auto want_st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, want.data(),
-                                                       want.size(), pol);
-          for (unsigned th : {2u, 3u}) {
-            BOOST_REQUIRE(fast::set_threads(th).ok());
-            std::vector<std::uint8_t> got(l->total_bytes, kCanary);
-            const auto st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, got.data(), got.size(), pol);
-            BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " tensor " << ti << " threads "
-                                    << th << " untouched " << (pol == fast::OutputPolicy::untouched_on_error)) {
-              BOOST_TEST(st.to_string() == want_st.to_string());
-              if (st.ok() || pol == fast::OutputPolicy::untouched_on_error) BOOST_TEST((got == want));
+          for (std::size_t oi = 0; oi < opts.size(); ++oi) {
+            const qscheme::QuantizeOptions& o = opts[oi];
+            BOOST_REQUIRE(fast::set_threads(1).ok());
+            std::vector<std::uint8_t> want(l->total_bytes, kCanary);
+            const auto want_st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), o, want.data(),
+                                                         want.size(), pol);
+            if (oi > 0) {  // given scales at sizes the prepass and the units split over threads: as quantize + encode
+              qscheme::Status gst;
+              const auto general = Expected(s, shape, xs[ti], o, &gst);
+              BOOST_TEST(want_st.to_string() == gst.to_string());
+              if (gst.ok()) BOOST_TEST((want == general));
+            }
+            for (unsigned th : {2u, 3u}) {
+              BOOST_REQUIRE(fast::set_threads(th).ok());
+              std::vector<std::uint8_t> got(l->total_bytes, kCanary);
+              const auto st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), o, got.data(), got.size(), pol);
+              BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " tensor " << ti << " threads "
+                                      << th << " untouched " << (pol == fast::OutputPolicy::untouched_on_error) << " options " << oi) {
+                BOOST_TEST(st.to_string() == want_st.to_string());
+                if (st.ok() || pol == fast::OutputPolicy::untouched_on_error) BOOST_TEST((got == want));
+              }
             }
           }
         }
@@ -297,6 +400,50 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
     }
   }
   BOOST_REQUIRE(fast::set_threads(1).ok());
+}
+
+// Given scales go through scales_from_max as maxima with wg = 2 (quantize_bytes.cc): c is the
+// given value rounded up to the grid, e = c * g under any f32 global, inv = InvF32(e).
+BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> given = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x477FE000u,
+                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u};
+  for (int i = 0; i < 3000; ++i) given.push_back(rng() % 0x7F800000u);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      const auto grid = qscheme::fast::detail::grid_of(sd);
+      for (float g : {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f}) {
+        fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, 2.0, g);
+        sp.count_tight = false;
+        std::vector<std::uint32_t> bits(given.size());
+        std::vector<double> e(given.size());
+        std::vector<float> inv(given.size());
+        const auto facts = fast::kernels::Get().scales_from_max(given.data(), given.size(), sp, bits.data(), e.data(),
+                                                                inv.data(), nullptr, nullptr);
+        std::size_t bad = 0;
+        bool want_far = false;
+        for (std::size_t k = 0; k < given.size(); ++k) {
+          const double c = qscheme::fast::detail::grid_round_up(FromBits(given[k]), grid);
+          const double we = c * g;
+          const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
+          want_far = want_far || far;
+          const bool inv_ok = far ? std::isnan(inv[k]) : Bits(inv[k]) == Bits(fast::kernels::InvF32(we));
+          if (bits[k] != qscheme::fast::detail::scale_to_bits(c, sd) || e[k] != we || !inv_ok) {
+            if (++bad < 5) {
+              BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " g " << g
+                                    << " given 0x" << std::hex << given[k] << " bits 0x" << bits[k] << std::dec
+                                    << " e " << e[k] << " want " << we);
+            }
+          }
+        }
+        BOOST_TEST(bad == 0u);
+        BOOST_TEST(facts.any_far == want_far);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
