@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -69,6 +70,7 @@ Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::
 // grid that has 0, or a global of 0), the one case that needs the block maxima.
 struct GivenFacts {
   bool ok = false, zero = false;
+  float top = 0;  // the largest given block scale
 };
 GivenFacts given_facts(const GivenScales& gs, const Layout& l, bool two, bool grid_has_zero) {
   GivenFacts f;
@@ -85,6 +87,7 @@ GivenFacts given_facts(const GivenScales& gs, const Layout& l, bool two, bool gr
   if (top >= 0x7F800000u || gm >= 0x7F800000u) return f;
   f.ok = true;
   f.zero = gm == 0 || (grid_has_zero && least == 0);
+  f.top = std::bit_cast<float>(top);
   return f;
 }
 
@@ -95,10 +98,15 @@ struct Scratch {
   std::unique_ptr<std::uint8_t[]> codes;
   std::unique_ptr<std::uint32_t[]> amax, bits, tight;
   std::unique_ptr<double[]> e;
-  std::unique_ptr<float[]> inv;
-  explicit Scratch(const detail::BytesPlan& p) {
+  std::unique_ptr<float[]> inv, eb;
+  std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
+  explicit Scratch(const detail::BytesPlan& p, bool burn) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     codes.reset(new std::uint8_t[16 * p.chunk]);
+    if (burn) {
+      eb.reset(new float[nbc]);
+      wide.reset(new std::int32_t[p.chunk]);
+    }
     amax.reset(new std::uint32_t[nbc]);
     bits.reset(new std::uint32_t[nbc]);
     tight.reset(new std::uint32_t[nbc]);
@@ -106,6 +114,25 @@ struct Scratch {
     inv.reset(new float[nbc]);
   }
 };
+
+// Burn's f32 scale steps (docs/SEMANTICS.md section 3) up to the grid: the block scale
+// f32(f32(2a) / W) of a block maximum a, over a global: f32(scale / g). False when 2a overflows
+// (burn-alpha-overflow).
+bool burn_pre_grid(float a, float W, bool two, float g, float* q) {
+  const float two_a = a * 2.0f;
+  if (std::isinf(two_a)) return false;
+  const float s = two_a / W;
+  *q = two ? s / g : s;
+  return true;
+}
+// Burn's divisor of a stored scale c: f32(g * c) under a global; 0 divides as 0.1. False when the
+// product overflows (burn-scale-product-overflow).
+bool burn_divisor_of(double c, bool two, float g, float* eb) {
+  const float e = two ? g * static_cast<float>(c) : static_cast<float>(c);
+  if (std::isinf(e)) return false;
+  *eb = detail::burn_divisor(e);
+  return true;
+}
 
 }  // namespace
 
@@ -122,7 +149,11 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
   const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
-  if (!p.fused || options.profile != Profile::exact || (options.calibration != Calibration::minmax && !given)) {
+  const bool burn = options.profile == Profile::burn;
+  // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
+  // unit are left to the general path.
+  if (!p.fused || (options.profile != Profile::exact && !burn) ||
+      (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk)) {
     return general_quantize(scheme, shape, x, n, options, out);
   }
   GivenFacts gf;
@@ -140,10 +171,21 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     spec.count_tight = false;
   }
   // Whether the stored scale of block j is 0 while its block maximum amax_j is not: the one error
-  // a given scale adds after the input's (zero-scale-nonzero-input).
+  // a given scale adds after the input's under the exact profile (zero-scale-nonzero-input; burn
+  // divides by 0.1 instead).
   auto zero_scale_hit = [&](std::uint64_t j, std::uint32_t amax_j) {
-    return amax_j != 0 && (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
+    return !burn && amax_j != 0 &&
+           (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
   };
+  // Burn: the grid's round-up of its f32 scale (scale_spec with wg = 2, g = 1: c = roundup(a)),
+  // the global bg in f32 (1 for one level), the kind's own codes (modes 2 and 3 of quantize_row).
+  kernels::ScaleSpec round_spec = detail::scale_spec(p.sd, 2.0, 1.0);
+  round_spec.count_tight = false;
+  const float Wf = static_cast<float>(p.W);
+  float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
+  const ValueInfo& vi = info(scheme.value);
+  const int burn_mode = vi.is_float ? 3 : 2;
+  float uniform_eb = 1.0f;
   // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
   // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
   const bool uniform = p.bw == 0;
@@ -151,7 +193,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
   // of the rows is enough to find non-finite input.
-  const bool block_maxima = !uniform && (!given || gf.zero);
+  const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   detail::BigBuffer<std::uint32_t> amax;
@@ -179,18 +221,41 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
-    if (given && gf.zero) {
+    if (given && gf.zero && !burn) {
       for (std::uint64_t j = 0; j < l.scales; ++j) {
         if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, options, out);
       }
     }
-    if (p.two && !given) {
+    if (burn) {
+      // Burn's overflows are found at the largest block, as every step is monotonic: 2a at the
+      // largest maximum, g * s_j at the largest stored scale.
+      float q = 0;
+      if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
+        return general_quantize(scheme, shape, x, n, options, out);  // burn-alpha-overflow
+      }
+      // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
+      if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
+      float top_eb;
+      const double c_top = detail::grid_round_up(given ? gf.top : (p.two ? q / bg : q), detail::grid_of(p.sd));
+      if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
+        return general_quantize(scheme, shape, x, n, options, out);  // burn-scale-product-overflow
+      }
+      spec.g = bg;
+    } else if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
       const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
     }
-    if (uniform && !given) {
+    if (uniform && !given && burn) {
+      float q = 0;
+      burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q);
+      const std::uint32_t qb = scalar::f32_bits(q);
+      std::uint32_t b;
+      kf.scales_from_max(&qb, 1, round_spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+      burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);
+      put_le(scales_out, b, p.sbytes);
+    } else if (uniform && !given) {
       std::uint32_t b;
       const kernels::ScaleFacts f = kf.scales_from_max(&top, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
       put_le(scales_out, b, p.sbytes);
@@ -201,7 +266,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   if (uniform && given) {
     const std::uint32_t a = std::bit_cast<std::uint32_t>(given->block[0]) & 0x7FFFFFFFu;
     std::uint32_t b;
-    kf.scales_from_max(&a, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
     put_le(scales_out, b, p.sbytes);
   }
   if (p.two) put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(spec.g)), 4);
@@ -217,7 +283,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p);
+    Scratch s(p, burn);
     const std::uint8_t* rows[16];
     detail::BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -243,6 +309,12 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
               return;
             }
           }
+          if (burn) {
+            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, p.code.fmt,
+                            s.wide.get(), 1, 1, 0, nullptr);
+            kf.codes_to_bytes(s.wide.get(), un.len, codes);
+            continue;
+          }
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
                             codes, nibbles);
           packed = nibbles != nullptr;
@@ -254,6 +326,39 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         kernels::ScaleFacts facts;
         detail::LowestPlan plan{cs.lo, false};
         const std::uint32_t* a = nullptr;
+        const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
+        if (burn) {
+          // Burn's f32 steps up to the grid, the round-up, Burn's divisors, then its codes.
+          std::uint32_t* q = s.tight.get();
+          bool bad = false;
+          if (given) {
+            if (!prepass) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
+            for (std::uint64_t k = 0; k < nbc; ++k) q[k] = std::bit_cast<std::uint32_t>(given->block[j0 + k]) & 0x7FFFFFFFu;
+          } else {
+            if (prepass) {
+              a = &amax[j0];
+            } else {
+              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u;
+              a = s.amax.get();
+            }
+            for (std::uint64_t k = 0; !bad && k < nbc; ++k) {
+              float qk = 0;
+              bad = !burn_pre_grid(scalar::f32_from_bits(a[k]), Wf, p.two, bg, &qk);
+              q[k] = scalar::f32_bits(qk);
+            }
+          }
+          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          for (std::uint64_t k = 0; !bad && k < nbc; ++k) bad = !burn_divisor_of(s.e[k], p.two, bg, &s.eb[k]);
+          if (bad) {
+            failed = true;
+            return;
+          }
+          store_scales(s.bits.get(), nbc, p.sbytes, scales_out + j0 * p.sbytes);
+          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, p.code.fmt,
+                          s.wide.get(), 1, 1, 0, nullptr);
+          kf.codes_to_bytes(s.wide.get(), un.len, codes);
+          continue;
+        }
         if (given) {
           if (!prepass) {
             const std::uint32_t t =

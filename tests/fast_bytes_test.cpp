@@ -242,6 +242,11 @@ BOOST_AUTO_TEST_CASE(fused_bytes_equal_the_reference_to_400_elements_and_quantiz
                                        << (plan.fused ? " fused" : " general: ") << plan.why) {
             CheckQuantize(s, shape, *l, xs[ti], {});
             ++cases;
+            if (plan.fused && si % 3 == 0) {  // the burn profile's fused path
+              qscheme::QuantizeOptions burn;
+              burn.profile = qscheme::Profile::burn;
+              CheckQuantize(s, shape, *l, xs[ti], burn, false);
+            }
             if (ti == 0) {
               auto q = fast::quantize(s, shape, xs[ti]).value();
               CheckCorrupt(s, shape, *l, fast::encode(q).value(), rng);
@@ -332,9 +337,11 @@ BOOST_AUTO_TEST_CASE(fused_bytes_with_given_scales_equal_the_reference) {
         nan[rng() % nan.size()] = NAN;
         pick.push_back(nan);
         for (std::size_t ti = 0; ti < pick.size(); ++ti) {
-          for (int kind = 0; kind < 4; ++kind) {
+          for (int kind = 0; kind < 5; ++kind) {
             qscheme::QuantizeOptions o;
-            o.scales = GivenOfKind(s, shape, xs[0], kind, rng);
+            o.scales = GivenOfKind(s, shape, xs[0], kind == 4 ? 2 : kind, rng);
+            if (kind == 4) o.profile = qscheme::Profile::burn;  // extremes under burn's f32 steps
+            if (kind == 1 && si / 2 % 2 == 0) o.calibration = qscheme::Calibration::absmean;  // skipped: scales are given
             BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s) << " shape "
                                          << l->shape.size() << "-D " << l->elements << " tensor " << ti << " kind "
                                          << kind) {
@@ -365,11 +372,16 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
       auto nan = xs[0];
       nan[nan.size() - 5] = NAN;
       xs.push_back(nan);
-      // Calibrated, and given scales off the grid (GivenOfKind 1) and with zeros and extremes (2).
+      // Calibrated, and given scales off the grid (GivenOfKind 1) and with zeros and extremes (2);
+      // each under the exact and the burn profile.
       std::mt19937 rng(5);
-      std::vector<qscheme::QuantizeOptions> opts(3);
+      std::vector<qscheme::QuantizeOptions> opts(6);
       opts[1].scales = GivenOfKind(s, shape, xs[0], 1, rng);
       opts[2].scales = GivenOfKind(s, shape, xs[0], 2, rng);
+      for (int k = 0; k < 3; ++k) {
+        opts[3 + k] = opts[k];
+        opts[3 + k].profile = qscheme::Profile::burn;
+      }
       for (std::size_t ti = 0; ti < xs.size(); ++ti) {
         for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
           for (std::size_t oi = 0; oi < opts.size(); ++oi) {
