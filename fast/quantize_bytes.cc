@@ -185,6 +185,12 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
   const ValueInfo& vi = info(scheme.value);
   const int burn_mode = vi.is_float ? 3 : 2;
+  // Symmetric integers and e2m1 have codes without a clamp (QuantizeCodes' clamp flag), exact
+  // where every |x/e| <= W/2, i.e. 2a <= W e for each block maximum a (both sides exact: W has at
+  // most 17 significant bits, e at most 35).
+  const bool clamp_kind = (p.code.fmt < 0 && p.code.lo == -p.code.hi) || p.code.fmt == scalar::kE2M1;
+  auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
+  std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
   float uniform_eb = 1.0f;
   // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
   // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
@@ -221,6 +227,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
+    tensor_top = top;
     if (given && gf.zero && !burn) {
       for (std::uint64_t j = 0; j < l.scales; ++j) {
         if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, options, out);
@@ -268,6 +275,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     std::uint32_t b;
     kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
     if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
+    if (prepass) uniform_code.clamp = !(clamp_kind && within_range(tensor_top, uniform_e));
     put_le(scales_out, b, p.sbytes);
   }
   if (p.two) put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(spec.g)), 4);
@@ -301,6 +309,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
+          kernels::CodeSpec uc = uniform_code;
           if (!prepass) {
             // Given, one pass: the unit's input checked just before its codes.
             const std::uint32_t t = kf.max_abs_bits(xr, un.len);
@@ -308,6 +317,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
               failed = true;
               return;
             }
+            uc.clamp = !(clamp_kind && within_range(t, uniform_e));
           }
           if (burn) {
             kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, p.code.fmt,
@@ -315,8 +325,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             kf.codes_to_bytes(s.wide.get(), un.len, codes);
             continue;
           }
-          kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
-                            codes, nibbles);
+          kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uc, codes,
+                            nibbles);
           packed = nibbles != nullptr;
           continue;
         }
@@ -360,9 +370,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           continue;
         }
         if (given) {
+          // The unit's block maxima, where they are to be had: from the prepass when a zero scale
+          // needs them there, here in one pass when a zero scale or the clamp does.
+          const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
+          if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
+          if (unit_maxima) a = s.amax.get();
           if (!prepass) {
             const std::uint32_t t =
-                gf.zero ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
+                unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
             bool bad = t >= 0x7F800000u;
             for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
             if (bad) {
@@ -375,10 +390,11 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           const float* gv = given->block.data() + r * p.nbr + kb;
           for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
           facts = kf.scales_from_max(gb, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          bool in_range = clamp_kind && a != nullptr;
+          for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
+          cs.clamp = !in_range;
         } else {
-          // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
-          // (QuantizeCodes' clamp flag).
-          const bool clamp_kind = (cs.fmt < 0 && cs.lo == -cs.hi) || cs.fmt == scalar::kE2M1;
+          // No clamp needed when no scale of the unit saturated.
           const bool needs_top = clamp_kind && may_saturate;
           if (clamp_kind && !may_saturate) cs.clamp = false;
           std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
