@@ -185,6 +185,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
   const ValueInfo& vi = info(scheme.value);
   const int burn_mode = vi.is_float ? 3 : 2;
+  const int burn_fmt = vi.is_float ? p.code.fmt : 0;
   // Symmetric integers and e2m1 have codes without a clamp (QuantizeCodes' clamp flag), exact
   // where every |x/e| <= W/2, i.e. 2a <= W e for each block maximum a (both sides exact: W has at
   // most 17 significant bits, e at most 35).
@@ -320,7 +321,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             uc.clamp = !(clamp_kind && within_range(t, uniform_e));
           }
           if (burn) {
-            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, p.code.fmt,
+            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, burn_fmt,
                             s.wide.get(), 1, 1, 0, nullptr);
             kf.codes_to_bytes(s.wide.get(), un.len, codes);
             continue;
@@ -364,7 +365,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             return;
           }
           store_scales(s.bits.get(), nbc, p.sbytes, scales_out + j0 * p.sbytes);
-          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, p.code.fmt,
+          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
                           s.wide.get(), 1, 1, 0, nullptr);
           kf.codes_to_bytes(s.wide.get(), un.len, codes);
           continue;
