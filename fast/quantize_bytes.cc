@@ -287,7 +287,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   // max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the
   // grid's max times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then
   // cannot pass it. Otherwise each unit decides from its largest block maximum. A given scale may
-  // be anything: its codes are always clamped.
+  // be anything: each unit compares its block maxima with its scales (within_range).
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   std::atomic<bool> failed{false};
