@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #endif
 
 #include "bench/aligned_buffer.hpp"
+#include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
@@ -200,6 +202,8 @@ struct Kernel {
   // quantize: the input starts this many bytes past a page (a copy of it), as a malloc'd tensor
   // does (16): the benchmark's own buffers are page-aligned (bench/aligned_buffer.hpp).
   std::size_t input_offset = 0;
+  // quantize: the scales are given (QuantizeOptions::scales), the input's own calibrated ones
+  bool given = false;
 };
 
 // The kernels both benchmark binaries measure.
@@ -229,6 +233,14 @@ inline const std::vector<Kernel>& kernels() {
        false, 16},
       {"quantize nvfp4 input 16 B past a line", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass,
        false, false, 16},
+      // Given scales (the input's own calibrated ones, passed in): int8 with one f32 scale for the
+      // tensor, and nvfp4 with its block scales and global.
+      {"quantize q8s given scale", "q8s", Profile::exact, Direction::quantize, Api::bytes_single_pass, false, false, 0,
+       true},
+      {"quantize nvfp4 given scales", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass, false,
+       false, 0, true},
+      {"quantize q8_0 given scales untouched-on-error", "q8_0", Profile::exact, Direction::quantize, Api::bytes, false,
+       false, 0, true},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -264,6 +276,21 @@ class KernelRun {
     }
     options_.profile = k.profile;
     bytes_.resize(l->total_bytes);
+    if (k.direction == Direction::quantize && k.given) {
+      auto q = fast::quantize(scheme_, shape_, x_, options_);
+      if (!q) {
+        status_ = q.status();
+        return;
+      }
+      GivenScales g;
+      for (std::uint32_t b : q->scale_bits) {
+        double v = 0;
+        fast::detail::scale_from_bits(b, scheme_.scale_dtype(), &v);
+        g.block.push_back(static_cast<float>(v));
+      }
+      if (q->global_bits) g.global = std::bit_cast<float>(*q->global_bits);
+      options_.scales = std::move(g);
+    }
     if (k.direction == Direction::quantize) {
       if (k.api == Api::codes) {
         codes_.resize(l->elements);

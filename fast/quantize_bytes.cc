@@ -1,10 +1,11 @@
 // fast::quantize_to_bytes: f32 straight to Burn's serialized bytes. The fused path (bytes_plan.hpp)
-// calibrates, rounds the scales, quantizes and packs one L1-sized unit at a time with one-byte
-// codes; anything it does not take, and every error, goes through quantize + encode, which give
-// the same bytes and the documented error.
+// calibrates (or takes the given scales), rounds the scales, quantizes and packs one L1-sized unit
+// at a time with one-byte codes; anything it does not take, and every error, goes through
+// quantize + encode, which give the same bytes and the documented error.
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -62,6 +63,34 @@ Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::
   return {};
 }
 
+// Given scales the fused path can take: the layout's count, a global exactly for two levels, every
+// value finite and >= 0 (-0 included). Anything else is an error that general_quantize reports.
+// Read as bits in one pass that the compiler vectorizes (nvfp4 has a scale per 16 elements): a
+// pattern is valid when below +inf's or -0's. `zero`: some stored scale may be 0 (a given 0 on a
+// grid that has 0, or a global of 0), the one case that needs the block maxima.
+struct GivenFacts {
+  bool ok = false, zero = false;
+  float top = 0;  // the largest given block scale
+};
+GivenFacts given_facts(const GivenScales& gs, const Layout& l, bool two, bool grid_has_zero) {
+  GivenFacts f;
+  if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
+  std::uint32_t top = 0, least = 0xFFFFFFFFu;
+  for (float v : gs.block) {
+    const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
+    const std::uint32_t m = b == 0x80000000u ? 0u : b;
+    top = std::max(top, m);
+    least = std::min(least, m);
+  }
+  const std::uint32_t gb = two ? std::bit_cast<std::uint32_t>(*gs.global) : 0x3F800000u;  // 1.0 for one level
+  const std::uint32_t gm = gb == 0x80000000u ? 0u : gb;
+  if (top >= 0x7F800000u || gm >= 0x7F800000u) return f;
+  f.ok = true;
+  f.zero = gm == 0 || (grid_has_zero && least == 0);
+  f.top = std::bit_cast<float>(top);
+  return f;
+}
+
 // Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
 // Left uninitialised (every entry is written before it is read): zeroing them cost as much as a
 // small tensor's quantization.
@@ -69,10 +98,15 @@ struct Scratch {
   std::unique_ptr<std::uint8_t[]> codes;
   std::unique_ptr<std::uint32_t[]> amax, bits, tight;
   std::unique_ptr<double[]> e;
-  std::unique_ptr<float[]> inv;
-  explicit Scratch(const detail::BytesPlan& p) {
+  std::unique_ptr<float[]> inv, eb;
+  std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
+  explicit Scratch(const detail::BytesPlan& p, bool burn) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     codes.reset(new std::uint8_t[16 * p.chunk]);
+    if (burn) {
+      eb.reset(new float[nbc]);
+      wide.reset(new std::int32_t[p.chunk]);
+    }
     amax.reset(new std::uint32_t[nbc]);
     bits.reset(new std::uint32_t[nbc]);
     tight.reset(new std::uint32_t[nbc]);
@@ -80,6 +114,25 @@ struct Scratch {
     inv.reset(new float[nbc]);
   }
 };
+
+// Burn's f32 scale steps (docs/SEMANTICS.md section 3) up to the grid: the block scale
+// f32(f32(2a) / W) of a block maximum a, over a global: f32(scale / g). False when 2a overflows
+// (burn-alpha-overflow).
+bool burn_pre_grid(float a, float W, bool two, float g, float* q) {
+  const float two_a = a * 2.0f;
+  if (std::isinf(two_a)) return false;
+  const float s = two_a / W;
+  *q = two ? s / g : s;
+  return true;
+}
+// Burn's divisor of a stored scale c: f32(g * c) under a global; 0 divides as 0.1. False when the
+// product overflows (burn-scale-product-overflow).
+bool burn_divisor_of(double c, bool two, float g, float* eb) {
+  const float e = two ? g * static_cast<float>(c) : static_cast<float>(c);
+  if (std::isinf(e)) return false;
+  *eb = detail::burn_divisor(e);
+  return true;
+}
 
 }  // namespace
 
@@ -95,31 +148,74 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   }
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
-  if (!p.fused || options.profile != Profile::exact || options.calibration != Calibration::minmax || options.scales) {
+  const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
+  const bool burn = options.profile == Profile::burn;
+  // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
+  // unit are left to the general path.
+  if (!p.fused || (options.profile != Profile::exact && !burn) ||
+      (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk)) {
     return general_quantize(scheme, shape, x, n, options, out);
+  }
+  GivenFacts gf;
+  if (given) {
+    gf = given_facts(*given, l, p.two, p.spec.has_zero);
+    if (!gf.ok) return general_quantize(scheme, shape, x, n, options, out);  // the given-scale error
   }
 
   std::uint8_t* scales_out = out + l.value_bytes;
   kernels::ScaleSpec spec = p.spec;
-  // Block maxima up front when the output must stay untouched on error, or when a scale depends on
-  // more than its own block (two levels, one scale for the tensor), or blocks span units.
+  if (given) {
+    // scale_spec's c = roundup(2a / wg) with wg = 2 is the given value rounded up to the grid, and
+    // e = c * g the effective scale under the given global (a given -0 is stored as +0).
+    spec = detail::scale_spec(p.sd, 2.0, p.two ? static_cast<double>(*given->global) + 0.0 : 1.0);
+    spec.count_tight = false;
+  }
+  // Whether the stored scale of block j is 0 while its block maximum amax_j is not: the one error
+  // a given scale adds after the input's under the exact profile (zero-scale-nonzero-input; burn
+  // divides by 0.1 instead).
+  auto zero_scale_hit = [&](std::uint64_t j, std::uint32_t amax_j) {
+    return !burn && amax_j != 0 &&
+           (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
+  };
+  // Burn: the grid's round-up of its f32 scale (scale_spec with wg = 2, g = 1: c = roundup(a)),
+  // the global bg in f32 (1 for one level), the kind's own codes (modes 2 and 3 of quantize_row).
+  kernels::ScaleSpec round_spec = detail::scale_spec(p.sd, 2.0, 1.0);
+  round_spec.count_tight = false;
+  const float Wf = static_cast<float>(p.W);
+  float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
+  const ValueInfo& vi = info(scheme.value);
+  const int burn_mode = vi.is_float ? 3 : 2;
+  const int burn_fmt = vi.is_float ? p.code.fmt : 0;
+  // Symmetric integers and e2m1 have codes without a clamp (QuantizeCodes' clamp flag), exact
+  // where every |x/e| <= W/2, i.e. 2a <= W e for each block maximum a (both sides exact: W has at
+  // most 17 significant bits, e at most 35).
+  const bool clamp_kind = (p.code.fmt < 0 && p.code.lo == -p.code.hi) || p.code.fmt == scalar::kE2M1;
+  auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
+  std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
+  float uniform_eb = 1.0f;
+  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
+  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
   const bool uniform = p.bw == 0;
-  const bool prepass = policy == OutputPolicy::untouched_on_error || p.two || uniform || p.bw > p.chunk;
+  const bool prepass =
+      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
+  // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
+  // of the rows is enough to find non-finite input.
+  const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   detail::BigBuffer<std::uint32_t> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
   kernels::CodeSpec uniform_code = p.code;
-  uniform_code.x_just_read = false;  // a uniform scale always takes a prepass
+  uniform_code.x_just_read = !prepass;
   if (prepass) {
     // The maximum of each thread's rows (at row_max[rb]) or of each row.
     std::vector<std::uint32_t> row_max(p.rows, 0);
-    if (!uniform) amax = detail::BigBuffer<std::uint32_t>(l.scales);
+    if (block_maxima) amax = detail::BigBuffer<std::uint32_t>(l.scales);
     detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
       // Rows of whole blocks are one run of blocks, taken in one call: a call per row (4,096 of
       // them) left the nvfp4 prepass over 64 MiB about 10% slower, for reasons not established.
-      if (uniform) {
+      if (!block_maxima) {
         row_max[rb] = kf.max_abs_bits(x + rb * p.L, (re - rb) * p.L);
       } else if (p.L % p.bw == 0) {
         row_max[rb] = kf.prepass_block_max_abs_bits(x + rb * p.L, (re - rb) * p.L, p.bw, &amax[rb * p.nbr]);
@@ -132,14 +228,42 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
-    if (p.two) {
+    tensor_top = top;
+    if (given && gf.zero && !burn) {
+      for (std::uint64_t j = 0; j < l.scales; ++j) {
+        if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, options, out);
+      }
+    }
+    if (burn) {
+      // Burn's overflows are found at the largest block, as every step is monotonic: 2a at the
+      // largest maximum, g * s_j at the largest stored scale.
+      float q = 0;
+      if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
+        return general_quantize(scheme, shape, x, n, options, out);  // burn-alpha-overflow
+      }
+      // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
+      if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
+      float top_eb;
+      const double c_top = detail::grid_round_up(given ? gf.top : (p.two ? q / bg : q), detail::grid_of(p.sd));
+      if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
+        return general_quantize(scheme, shape, x, n, options, out);  // burn-scale-product-overflow
+      }
+      spec.g = bg;
+    } else if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
       const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
-      put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(g)), 4);
     }
-    if (uniform) {
+    if (uniform && !given && burn) {
+      float q = 0;
+      burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q);
+      const std::uint32_t qb = scalar::f32_bits(q);
+      std::uint32_t b;
+      kf.scales_from_max(&qb, 1, round_spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+      burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);
+      put_le(scales_out, b, p.sbytes);
+    } else if (uniform && !given) {
       std::uint32_t b;
       const kernels::ScaleFacts f = kf.scales_from_max(&top, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
       put_le(scales_out, b, p.sbytes);
@@ -147,18 +271,28 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       uniform_code.lo = detail::lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
     }
   }
+  if (uniform && given) {
+    const std::uint32_t a = std::bit_cast<std::uint32_t>(given->block[0]) & 0x7FFFFFFFu;
+    std::uint32_t b;
+    kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
+    if (prepass) uniform_code.clamp = !(clamp_kind && within_range(tensor_top, uniform_e));
+    put_le(scales_out, b, p.sbytes);
+  }
+  if (p.two) put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(spec.g)), 4);
 
   const bool native = p.bits == 8 && p.nq == 1;
   // Whether a block scale can saturate at the grid's max, so that |x/e| may exceed W/2 (then the
-  // codes of symmetric integers and e2m1 need their clamp). Never under a global: g >= 2 max|x| /
-  // (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the grid's max
-  // times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then cannot pass
-  // it. Otherwise each unit decides from its largest block maximum.
+  // codes of symmetric integers and e2m1 need their clamp). Never under a calibrated global: g >= 2
+  // max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the
+  // grid's max times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then
+  // cannot pass it. Otherwise each unit decides from its largest block maximum. A given scale may
+  // be anything: each unit compares its block maxima with its scales (within_range).
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   std::atomic<bool> failed{false};
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p);
+    Scratch s(p, burn);
     const std::uint8_t* rows[16];
     detail::BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -176,39 +310,113 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
         rows[i] = codes;
         if (uniform) {
-          kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uniform_code,
-                            codes, nibbles);
+          kernels::CodeSpec uc = uniform_code;
+          if (!prepass) {
+            // Given, one pass: the unit's input checked just before its codes.
+            const std::uint32_t t = kf.max_abs_bits(xr, un.len);
+            if (t >= 0x7F800000u || zero_scale_hit(0, t)) {
+              failed = true;
+              return;
+            }
+            uc.clamp = !(clamp_kind && within_range(t, uniform_e));
+          }
+          if (burn) {
+            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, burn_fmt,
+                            s.wide.get(), 1, 1, 0, nullptr);
+            kf.codes_to_bytes(s.wide.get(), un.len, codes);
+            continue;
+          }
+          kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uc, codes,
+                            nibbles);
           packed = nibbles != nullptr;
           continue;
         }
         const std::uint64_t kb = un.c0 / p.bw, nbc = (un.c0 + un.len - 1) / p.bw - kb + 1;
         kernels::CodeSpec cs = p.code;
         cs.x_just_read = !prepass;
-        // Symmetric integers and e2m1 codes need no clamp when no scale of the unit saturated
-        // (QuantizeCodes' clamp flag).
-        const bool clamp_kind = (cs.fmt < 0 && cs.lo == -cs.hi) || cs.fmt == scalar::kE2M1;
-        const bool needs_top = clamp_kind && may_saturate;
-        if (clamp_kind && !may_saturate) cs.clamp = false;
+        kernels::ScaleFacts facts;
+        detail::LowestPlan plan{cs.lo, false};
         const std::uint32_t* a = nullptr;
-        std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
-        if (prepass) {
-          a = &amax[r * p.nbr + kb];
-          for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
-        } else {
-          top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
-          if (top >= 0x7F800000u) {
+        const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
+        if (burn) {
+          // Burn's f32 steps up to the grid, the round-up, Burn's divisors, then its codes.
+          std::uint32_t* q = s.tight.get();
+          bool bad = false;
+          if (given) {
+            if (!prepass) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
+            for (std::uint64_t k = 0; k < nbc; ++k) q[k] = std::bit_cast<std::uint32_t>(given->block[j0 + k]) & 0x7FFFFFFFu;
+          } else {
+            if (prepass) {
+              a = &amax[j0];
+            } else {
+              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u;
+              a = s.amax.get();
+            }
+            for (std::uint64_t k = 0; !bad && k < nbc; ++k) {
+              float qk = 0;
+              bad = !burn_pre_grid(scalar::f32_from_bits(a[k]), Wf, p.two, bg, &qk);
+              q[k] = scalar::f32_bits(qk);
+            }
+          }
+          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          for (std::uint64_t k = 0; !bad && k < nbc; ++k) bad = !burn_divisor_of(s.e[k], p.two, bg, &s.eb[k]);
+          if (bad) {
             failed = true;
             return;
           }
-          a = s.amax.get();
+          store_scales(s.bits.get(), nbc, p.sbytes, scales_out + j0 * p.sbytes);
+          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
+                          s.wide.get(), 1, 1, 0, nullptr);
+          kf.codes_to_bytes(s.wide.get(), un.len, codes);
+          continue;
         }
-        const kernels::ScaleFacts facts =
-            kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                               detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
-        const detail::LowestPlan plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
-        cs.lo = plan.lo;
-        // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
-        if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
+        if (given) {
+          // The unit's block maxima, where they are to be had: from the prepass when a zero scale
+          // needs them there, here in one pass when a zero scale or the clamp does.
+          const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
+          if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
+          if (unit_maxima) a = s.amax.get();
+          if (!prepass) {
+            const std::uint32_t t =
+                unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
+            bool bad = t >= 0x7F800000u;
+            for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
+            if (bad) {
+              failed = true;
+              return;
+            }
+          }
+          // The given values as maxima of the scale kernel (spec above), -0 as +0.
+          std::uint32_t* gb = s.tight.get();
+          const float* gv = given->block.data() + r * p.nbr + kb;
+          for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
+          facts = kf.scales_from_max(gb, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          bool in_range = clamp_kind && a != nullptr;
+          for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
+          cs.clamp = !in_range;
+        } else {
+          // No clamp needed when no scale of the unit saturated.
+          const bool needs_top = clamp_kind && may_saturate;
+          if (clamp_kind && !may_saturate) cs.clamp = false;
+          std::uint32_t top = 0;  // the largest block maximum of the unit (when needs_top)
+          if (prepass) {
+            a = &amax[r * p.nbr + kb];
+            for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
+          } else {
+            top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
+            if (top >= 0x7F800000u) {
+              failed = true;
+              return;
+            }
+            a = s.amax.get();
+          }
+          facts = kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
+                                     detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
+          plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
+          cs.lo = plan.lo;
+          // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
+          if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
+        }
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
@@ -235,7 +443,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       }
     }
   });
-  // Only single_pass gets here with non-finite input; out is then unspecified (fast.hpp).
+  // Only single_pass gets here with a data error; out is then unspecified (fast.hpp).
   if (failed.load()) return general_quantize(scheme, shape, x, n, options, out);
   return {};
 }

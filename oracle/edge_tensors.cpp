@@ -176,6 +176,25 @@ class Builder {
     out_.push_back({"given scales 0.5", random, all(0.5f, 2.0f), false});
     out_.push_back({"given scales 0", random, all(0.0f, 2.0f), false});
     out_.push_back({"given scales -1", random, all(-1.0f, 2.0f), false});
+    {
+      // Off the grid and at the extremes, per block: f32 subnormals and zeros (over non-zero
+      // input), values past every narrow dtype, where codes saturate and reciprocals leave f32's
+      // range, and random off-grid values; the global (two levels) likewise.
+      static const float kWild[] = {0.0f, -0.0f, 1e-40f, 1e-30f, 1e-5f, 1.0f, 0.3f, 1e5f, 3e38f, 6.1e-5f};
+      auto wild = [&] {
+        return rng_() % 3 == 0 ? std::ldexp(1.0f + static_cast<float>(rng_() % 1000) / 1000, static_cast<int>(rng_() % 80) - 40)
+                               : kWild[rng_() % std::size(kWild)];
+      };
+      GivenScales g;
+      for (std::uint64_t j = 0; j < l_.scales; ++j) g.block.push_back(wild());
+      if (s_.two_level()) g.global = rng_() % 2 ? wild() : 0.3f;
+      out_.push_back({"given scales off the grid and at the extremes", random, std::move(g), false});
+      GivenScales bad = all(0.5f, 2.0f);
+      if (!bad.block.empty()) {
+        bad.block[rng_() % bad.block.size()] = std::numeric_limits<float>::quiet_NaN();
+        out_.push_back({"given scales with a NaN", random, std::move(bad), false});
+      }
+    }
     // Grid-friendly given scales, every fifth zero, on a ramp; then ties against the effective
     // scales such scales (zeros made 1) produce: x = value(code) * e, and midpoints between
     // neighbouring reconstructions, exactly and one ulp either side, under each profile's

@@ -30,7 +30,8 @@ enum class EdgeSet { all, every_size };
 // random parts drawn from `seed`. Per block where the scheme has blocks: ties after scaling,
 // scale-rounding boundaries, saturation edges, constant and all-zero blocks; per tensor:
 // subnormals, +-0, the largest and smallest f32, NaN and infinities (rejected), given scales
-// (valid, zero, negative, and ties against the effective scales they produce).
+// (valid, zero, negative, off the grid and at the extremes, NaN, and ties against the
+// effective scales they produce).
 std::vector<EdgeInput> edge_inputs(const Scheme& s, const Layout& l, std::uint32_t seed,
                                    EdgeSet set = EdgeSet::all);
 

@@ -739,6 +739,9 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                           "dequantize q8_0 first call",
                                           "quantize q8_0 input 16 B past a line",
                                           "quantize nvfp4 input 16 B past a line",
+                                          "quantize q8s given scale",
+                                          "quantize nvfp4 given scales",
+                                          "quantize q8_0 given scales untouched-on-error",
                                           "quantize_into q8_0 (i32 codes)",
                                           "dequantize_into q8_0 (i32 codes)"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());

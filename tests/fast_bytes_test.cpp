@@ -44,33 +44,46 @@ constexpr std::uint8_t kCanary = 0xA5;
 }  // namespace
 
 // The prepass takes each thread's rows in one call when the rows hold whole blocks, and row by
-// row otherwise; both, split across 1-3 threads, give the one-thread bytes, and the same error.
+// row otherwise; both, split across 1-3 threads, give the one-thread bytes, and the same error;
+// calibrated and with every given-scale edge input, under the exact and the burn profile. Given
+// scales at these sizes are also held to quantize + encode (the general path).
 BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
   const std::vector<std::vector<std::uint64_t>> shapes = {{97, 512}, {37, 1000}, {3, 7, 2048}};
-  const char* schemes[] = {"nvfp4", "q8_0", "mxfp8", "q8s:block[48]=f16", "e2m1:block[16]=ue4m3:tensor=f32"};
+  const char* schemes[] = {"nvfp4", "q8_0", "mxfp8", "q8s:block[48]=f16", "e2m1:block[16]=ue4m3:tensor=f32", "q8s"};
   for (const char* text : schemes) {
     const auto s = qscheme::parse_scheme(text).value();
     for (const auto& shape : shapes) {
       const auto l = qscheme::make_layout(s, shape);
       if (!l.ok()) continue;
-      std::vector<std::vector<float>> xs;
-      for (const auto& in : edge_inputs(s, *l, 23)) {
-        if (!in.scales) xs.push_back(in.x);
-      }
-      for (std::size_t ti = 0; ti < xs.size(); ++ti) {
-        for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-          BOOST_REQUIRE(fast::set_threads(1).ok());
-          std::vector<std::uint8_t> want(l->total_bytes, kCanary);
-          const auto want_st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, want.data(),
-                                                       want.size(), pol);
-          for (unsigned th : {2u, 3u}) {
-            BOOST_REQUIRE(fast::set_threads(th).ok());
-            std::vector<std::uint8_t> got(l->total_bytes, kCanary);
-            const auto st = fast::quantize_to_bytes(s, shape, xs[ti].data(), xs[ti].size(), {}, got.data(), got.size(), pol);
-            BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " tensor " << ti << " threads "
-                                    << th << " untouched " << (pol == fast::OutputPolicy::untouched_on_error)) {
-              BOOST_TEST(st.to_string() == want_st.to_string());
-              if (st.ok() || pol == fast::OutputPolicy::untouched_on_error) BOOST_TEST((got == want));
+      const auto inputs = edge_inputs(s, *l, 23);
+      for (std::size_t ti = 0; ti < inputs.size(); ++ti) {
+        const auto& x = inputs[ti].x;
+        for (auto prof : {qscheme::Profile::exact, qscheme::Profile::burn}) {
+          qscheme::QuantizeOptions o;
+          o.profile = prof;
+          o.scales = inputs[ti].scales;
+          for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            BOOST_REQUIRE(fast::set_threads(1).ok());
+            std::vector<std::uint8_t> want(l->total_bytes, kCanary);
+            const auto want_st = fast::quantize_to_bytes(s, shape, x.data(), x.size(), o, want.data(), want.size(), pol);
+            BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " input '" << inputs[ti].name
+                                    << "' " << qscheme::to_string(prof) << " untouched "
+                                    << (pol == fast::OutputPolicy::untouched_on_error)) {
+              if (o.scales) {
+                auto q = fast::quantize(s, shape, x, o);
+                const auto general = q ? fast::encode(*q) : qscheme::Result<std::vector<std::uint8_t>>(q.status());
+                BOOST_TEST(want_st.to_string() == (general ? qscheme::Status() : general.status()).to_string());
+                if (general && want_st.ok()) BOOST_TEST((want == *general));
+              }
+              for (unsigned th : {2u, 3u}) {
+                BOOST_REQUIRE(fast::set_threads(th).ok());
+                std::vector<std::uint8_t> got(l->total_bytes, kCanary);
+                const auto st = fast::quantize_to_bytes(s, shape, x.data(), x.size(), o, got.data(), got.size(), pol);
+                BOOST_TEST_CONTEXT("threads " << th) {
+                  BOOST_TEST(st.to_string() == want_st.to_string());
+                  if (st.ok() || pol == fast::OutputPolicy::untouched_on_error) BOOST_TEST((got == want));
+                }
+              }
             }
           }
         }
@@ -78,6 +91,50 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
     }
   }
   BOOST_REQUIRE(fast::set_threads(1).ok());
+}
+
+// Given scales go through scales_from_max as maxima with wg = 2 (quantize_bytes.cc): c is the
+// given value rounded up to the grid, e = c * g under any f32 global, inv = InvF32(e).
+BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> given = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x477FE000u,
+                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u};
+  for (int i = 0; i < 3000; ++i) given.push_back(rng() % 0x7F800000u);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      const auto grid = qscheme::fast::detail::grid_of(sd);
+      for (float g : {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f}) {
+        fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, 2.0, g);
+        sp.count_tight = false;
+        std::vector<std::uint32_t> bits(given.size());
+        std::vector<double> e(given.size());
+        std::vector<float> inv(given.size());
+        const auto facts = fast::kernels::Get().scales_from_max(given.data(), given.size(), sp, bits.data(), e.data(),
+                                                                inv.data(), nullptr, nullptr);
+        std::size_t bad = 0;
+        bool want_far = false;
+        for (std::size_t k = 0; k < given.size(); ++k) {
+          const double c = qscheme::fast::detail::grid_round_up(f32_from_bits(given[k]), grid);
+          const double we = c * g;
+          const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
+          want_far = want_far || far;
+          const bool inv_ok = far ? std::isnan(inv[k]) : f32_bits(inv[k]) == f32_bits(fast::kernels::InvF32(we));
+          if (bits[k] != qscheme::fast::detail::scale_to_bits(c, sd) || e[k] != we || !inv_ok) {
+            if (++bad < 5) {
+              BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " g " << g
+                                    << " given 0x" << std::hex << given[k] << " bits 0x" << bits[k] << std::dec
+                                    << " e " << e[k] << " want " << we);
+            }
+          }
+        }
+        BOOST_TEST(bad == 0u);
+        BOOST_TEST(facts.any_far == want_far);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {

@@ -19,8 +19,10 @@ namespace qscheme::fast::kernels {
 // How block scales follow from a block's max |x| under the exact profile:
 //   c = smallest value of the scale grid >= 2a / wg  (saturating at the grid's max)
 //   e = c * g  (the effective scale, exact in f64)
+// Given scales take the same kernel with their values as a and wg = 2: c is the given value rounded
+// up to the grid, e = c * g under the given global (quantize_bytes.cc).
 struct ScaleSpec {
-  double wg = 1;      // W (one level) or W * g (two levels); W * g is exact in f64
+  double wg = 1;      // W (one level) or W * g (two levels), exact in f64; 2 for given scales
   double g = 1;       // the global scale (two levels) or 1
   int m = 23;         // grid: mantissa bits,
   int emin = -126;    //       smallest normal exponent,
