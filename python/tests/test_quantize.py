@@ -93,3 +93,27 @@ def test_inputs_are_never_rounded_on_the_way_in():
         qscheme.quantize(np.full((1, 32), 0.1, dtype=np.float64), "q8_0")
     strided = np.arange(128, dtype=np.float32).reshape(2, 64)[:, ::2]
     assert qscheme.quantize(strided, "q8_0").to_bytes() == qscheme.quantize(strided.copy(), "q8_0").to_bytes()
+
+
+def test_other_python_threads_run_while_the_engine_works(rng):
+    import threading
+    import time
+
+    x = rng.standard_normal((2048, 2048)).astype(np.float32)
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        qscheme.quantize(x, "q8_0", engine="reference", threads=1)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    quarter = (span["end"] - span["start"]) / 4
+    assert quarter > 0.005
+    # Holding the GIL, the call would stop this thread for its whole length.
+    assert sum(span["start"] + quarter < t < span["end"] - quarter for t in ticks) > 100
