@@ -3,11 +3,28 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "io/qjson.hpp"
 #include "reference/reference.hpp"
 
 namespace qscheme::oracle {
+
+Result<Candidate> candidate_from_bytes(const Scheme& scheme, Shape shape, std::vector<std::uint8_t> bytes,
+                                       const Rules& rules, ByteFormat format) {
+  Candidate c;
+  if (format == ByteFormat::burn) {
+    c.kind = CandidateKind::bytes;
+    c.bytes = std::move(bytes);
+    return c;
+  }
+  auto q = reference::decode(scheme, shape, bytes, accepting_any_pattern(rules), ByteFormat::ggml);
+  if (!q) return q.status();
+  c.kind = CandidateKind::quantized;
+  c.codes = std::move(q->codes);
+  c.scale_bits = std::move(q->scale_bits);
+  return c;
+}
 
 Result<std::uint32_t> candidate_scale_bits(ScaleDtype d, float v) {
   if (d == ScaleDtype::f32) return std::bit_cast<std::uint32_t>(v);
@@ -20,22 +37,6 @@ Result<std::uint32_t> candidate_scale_bits(ScaleDtype d, float v) {
     return Status(ErrorCode::corrupt_bytes, std::string(to_string(d)) + " scales have no sign, got " + std::to_string(v));
   }
   return io::qjson::float_to_scale_bits(d, std::fabs(v));
-}
-
-Result<Candidate> bytes_candidate(std::vector<std::uint8_t> bytes, const Scheme& scheme, Shape shape,
-                                  const Rules& rules, ByteFormat format) {
-  Candidate c;
-  if (format == ByteFormat::ggml) {
-    auto q = reference::decode(scheme, shape, bytes, accepting_any_pattern(rules), ByteFormat::ggml);
-    if (!q) return q.status();
-    c.kind = CandidateKind::quantized;
-    c.codes = std::move(q->codes);
-    c.scale_bits = std::move(q->scale_bits);
-    return c;
-  }
-  c.kind = CandidateKind::bytes;
-  c.bytes = std::move(bytes);
-  return c;
 }
 
 }  // namespace qscheme::oracle

@@ -42,7 +42,7 @@ def _build(config_settings):
         build = ROOT / "build" / f"wheel-{_tag()}"
         subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                         f"-DPython_EXECUTABLE={sys.executable}", "-DQSCHEME_TESTS=OFF", "-DQSCHEME_PROPS=OFF",
-                        "-DQSCHEME_FUZZERS=OFF", "-DQSCHEME_TOOLS=OFF", "-DQSCHEME_BENCH=OFF",
+                        "-DQSCHEME_FUZZERS=OFF", "-DQSCHEME_TOOLS=OFF", "-DQSCHEME_BENCH=OFF", "-DQSCHEME_KIT=OFF",
                         "-DQSCHEME_INSTALL=OFF", "-DQSCHEME_PYTHON=ON"], check=True, stdout=sys.stderr)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
     subprocess.run(["cmake", "--build", str(build), "--target", "_qscheme", "-j", jobs], check=True, stdout=sys.stderr)

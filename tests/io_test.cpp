@@ -103,6 +103,17 @@ std::filesystem::path temp_dir() {
   return dir;
 }
 
+// A two-level tensor whose ue4m3 scales (0.5, 0.125) and global (3.0) print as short numbers.
+QuantizedTensor two_level_example() {
+  QuantizedTensor t;
+  t.scheme = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
+  t.shape = {8};
+  t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
+  t.scale_bits = {0x30, 0x20};
+  t.global_bits = qscheme::f32_bits(3.0f);
+  return t;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -450,12 +461,7 @@ BOOST_AUTO_TEST_CASE(qjson_writes_short_exact_numbers) {
   BOOST_TEST(text.find("\"profile\": \"exact\"") != std::string::npos, text);
   BOOST_TEST(text.find("\"bytes\": \"01fe037fcdcccc3d01000000\"") != std::string::npos, text);
   // Two-level: the global as a number, the ue4m3 scales as their values.
-  QuantizedTensor t;
-  t.scheme = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
-  t.shape = {8};
-  t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
-  t.scale_bits = {0x30, 0x20};
-  t.global_bits = qscheme::f32_bits(3.0f);
+  QuantizedTensor t = two_level_example();
   const std::string tt = qjson::write(t).value();
   BOOST_TEST(tt.find("\"block_scales\": [0.5,0.125]") != std::string::npos, tt);
   BOOST_TEST(tt.find("\"global_scale\": 3.0") != std::string::npos, tt);
@@ -649,10 +655,9 @@ BOOST_AUTO_TEST_CASE(scale_numbers_agree_with_the_reference_on_every_pattern) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(qjson_text_is_the_format_written_before_streaming) {
-  // The text the previous writer (a JSON library's dump) gave for this tensor, byte for byte:
-  // files written before read, and new files look the same.
-  const std::string before = "{\n"
+BOOST_AUTO_TEST_CASE(qjson_text_of_a_two_level_tensor_is_byte_for_byte_the_documented_format) {
+  // docs/QJSON.md's example, byte for byte: what the writer prints and the reader takes back.
+  const std::string documented = "{\n"
                              " \"scheme\": \"q8f:block[4]=ue4m3:tensor=f32\",\n"
                              " \"profile\": \"exact\",\n"
                              " \"shape\": [8],\n"
@@ -661,14 +666,9 @@ BOOST_AUTO_TEST_CASE(qjson_text_is_the_format_written_before_streaming) {
                              " \"global_scale\": 3.0,\n"
                              " \"bytes\": \"0019334c667f80ff302000004040\"\n"
                              "}\n";
-  QuantizedTensor t;
-  t.scheme = scheme_of("q8f:block[4]=ue4m3:tensor=f32");
-  t.shape = {8};
-  t.codes = {0, 25, 51, 76, 102, 127, -128, -1};
-  t.scale_bits = {0x30, 0x20};
-  t.global_bits = qscheme::f32_bits(3.0f);
-  BOOST_TEST(qjson::write(t).value() == before);
-  auto back = qjson::read(before);
+  const QuantizedTensor t = two_level_example();
+  BOOST_TEST(qjson::write(t).value() == documented);
+  auto back = qjson::read(documented);
   BOOST_REQUIRE_MESSAGE(back.ok(), back.status().to_string());
   BOOST_TEST((*back == t));
 }
@@ -687,8 +687,8 @@ BOOST_AUTO_TEST_CASE(qjson_reads_the_same_in_pieces_of_any_size) {
 }
 
 BOOST_AUTO_TEST_CASE(qjson_reads_keys_in_any_order) {
-  // Codes and scales before the scheme or the shape are held until the layout is known; bytes
-  // before codes are compared at the end. Every order reads as the writer's does.
+  // Codes and scales documented the scheme or the shape are held until the layout is known; bytes
+  // documented codes are compared at the end. Every order reads as the writer's does.
   std::mt19937_64 rng(13);
   for (const QuantizedTensor& q : varied_tensors()) {
     std::vector<std::string> lines = field_lines(qjson::write(q).value());

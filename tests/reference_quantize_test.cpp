@@ -148,6 +148,24 @@ std::vector<float> random_tensor(std::mt19937& rng, std::size_t n) {
   return x;
 }
 
+// Three random [8, 16] tensors for each kind of `kinds` under each scheme tail, quantized and
+// dequantized by the exact profile: calls f(scheme text, x, q, dequantized).
+template <typename Kinds, typename F>
+void for_each_sample(const Kinds& kinds, std::uint32_t seed, F f) {
+  std::mt19937 rng(seed);
+  for (Value v : kinds) {
+    for (const char* tail : kSchemeTails) {
+      const std::string text = text_of(v, tail);
+      const Scheme s = scheme(text.c_str());
+      for (int trial = 0; trial < 3; ++trial) {
+        const std::vector<float> x = random_tensor(rng, 128);
+        const auto q = quantize_ok(s, {8, 16}, x);
+        f(text, x, q, dequantize_ok(q));
+      }
+    }
+  }
+}
+
 // The effective scale of element (r, c) of an [8, 16] tensor, from the stored patterns.
 Q effective(const QuantizedTensor& q, std::size_t r, std::size_t c) {
   std::size_t j = 0;
@@ -165,29 +183,21 @@ Q effective(const QuantizedTensor& q, std::size_t r, std::size_t c) {
 // Integer kinds, exact profile: wherever x/e lies in [lo, hi], |x - code * e| <= e / 2, and the
 // dequantized f32 is within f32 rounding of code * e.
 BOOST_AUTO_TEST_CASE(integer_error_is_at_most_half_a_scale_inside_the_range) {
-  std::mt19937 rng(7);
   int checked = 0;
-  for (Value v : kIntegerKinds) {
-    for (const char* tail : kSchemeTails) {
-      const Scheme s = scheme(text_of(v, tail).c_str());
-      for (int trial = 0; trial < 3; ++trial) {
-        const std::vector<float> x = random_tensor(rng, 128);
-        const auto q = quantize_ok(s, {8, 16}, x);
-        const auto d = dequantize_ok(q);
-        for (std::size_t n = 0; n < x.size(); ++n) {
-          const Q e = effective(q, n / 16, n % 16);
-          BOOST_TEST_REQUIRE(e > 0);
-          const Q t = exact(x[n]) / e;
-          const Q approx = Q(q.codes[n]) * e;
-          if (t >= info(v).lo && t <= info(v).hi) {
-            BOOST_TEST_REQUIRE(mp::abs(exact(x[n]) - approx) <= e / 2, text_of(v, tail) << " element " << n);
-            ++checked;
-          }
-          BOOST_TEST_REQUIRE(mp::abs(exact(d[n]) - approx) <= mp::abs(approx) / (1 << 24));
-        }
+  for_each_sample(kIntegerKinds, 7, [&](const std::string& text, const auto& x, const auto& q, const auto& d) {
+    const Value v = q.scheme.value;
+    for (std::size_t n = 0; n < x.size(); ++n) {
+      const Q e = effective(q, n / 16, n % 16);
+      BOOST_TEST_REQUIRE(e > 0);
+      const Q t = exact(x[n]) / e;
+      const Q approx = Q(q.codes[n]) * e;
+      if (t >= info(v).lo && t <= info(v).hi) {
+        BOOST_TEST_REQUIRE(mp::abs(exact(x[n]) - approx) <= e / 2, text << " element " << n);
+        ++checked;
       }
+      BOOST_TEST_REQUIRE(mp::abs(exact(d[n]) - approx) <= mp::abs(approx) / (1 << 24));
     }
-  }
+  });
   BOOST_TEST_MESSAGE(checked << " in-range elements checked");
   BOOST_TEST(checked > 10000);
 }
@@ -195,27 +205,18 @@ BOOST_AUTO_TEST_CASE(integer_error_is_at_most_half_a_scale_inside_the_range) {
 // Exact profile, every kind: quantizing the dequantized tensor against the stored scales (as
 // caller-supplied scales) gives the same codes and scales back.
 BOOST_AUTO_TEST_CASE(requantizing_the_dequantized_tensor_is_idempotent) {
-  std::mt19937 rng(11);
   int checked = 0;
-  for (Value v : kAllValues) {
-    for (const char* tail : kSchemeTails) {
-      const Scheme s = scheme(text_of(v, tail).c_str());
-      for (int trial = 0; trial < 3; ++trial) {
-        const std::vector<float> x = random_tensor(rng, 128);
-        const auto q = quantize_ok(s, {8, 16}, x);
-        const auto d = dequantize_ok(q);
-        std::vector<float> scales;
-        for (std::size_t j = 0; j < q.scale_bits.size(); ++j) scales.push_back(scale_f32(q, j));
-        std::optional<float> g;
-        if (q.global_bits) g = qscheme::f32_from_bits(*q.global_bits);
-        const auto again = quantize_ok(s, {8, 16}, d, given(scales, g));
-        BOOST_TEST_REQUIRE(again.codes == q.codes, text_of(v, tail));
-        BOOST_TEST_REQUIRE(again.scale_bits == q.scale_bits);
-        BOOST_TEST_REQUIRE((again.global_bits == q.global_bits));
-        ++checked;
-      }
-    }
-  }
+  for_each_sample(kAllValues, 11, [&](const std::string& text, const auto&, const auto& q, const auto& d) {
+    std::vector<float> scales;
+    for (std::size_t j = 0; j < q.scale_bits.size(); ++j) scales.push_back(scale_f32(q, j));
+    std::optional<float> g;
+    if (q.global_bits) g = qscheme::f32_from_bits(*q.global_bits);
+    const auto again = quantize_ok(q.scheme, {8, 16}, d, given(scales, g));
+    BOOST_TEST_REQUIRE(again.codes == q.codes, text);
+    BOOST_TEST_REQUIRE(again.scale_bits == q.scale_bits);
+    BOOST_TEST_REQUIRE((again.global_bits == q.global_bits));
+    ++checked;
+  });
   BOOST_TEST(checked == 9 * 7 * 3);
 }
 

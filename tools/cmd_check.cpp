@@ -61,7 +61,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
   if (kind == "bytes") {
     auto b = io::read_bytes(a.candidate);
     if (!b) return b.status();
-    auto from_bytes = oracle::bytes_candidate(std::move(*b), scheme, shape, rules, byte_format);
+    auto from_bytes = oracle::candidate_from_bytes(scheme, shape, std::move(*b), rules, byte_format);
     if (!from_bytes) return Status(from_bytes.status().code(), printable(a.candidate) + ": " + from_bytes.status().message());
     return from_bytes;
   }

@@ -29,7 +29,7 @@ oracle::Candidate candidate_of(const Request& rq, const std::vector<std::uint64_
                                ByteFormat format, const std::optional<F32Array>& values) {
   oracle::Candidate c;
   if (bytes) {
-    return value_or_raise(oracle::bytes_candidate(copy_of(*bytes), rq.scheme, shape, rules_of(rq.options), format));
+    return value_or_raise(oracle::candidate_from_bytes(rq.scheme, shape, copy_of(*bytes), rules_of(rq.options), format));
   }
   if (values) {
     c.kind = oracle::CandidateKind::dequantized;
