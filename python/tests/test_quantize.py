@@ -73,14 +73,18 @@ def test_given_scales_are_used_as_given(rng):
 
 
 def test_views_keep_their_tensor_and_are_read_only(rng):
-    x = rng.standard_normal((8, 32)).astype(np.float32)
-    codes = qscheme.quantize(x, "q8_0").codes
-    assert not codes.flags.writeable
-    del x
     import gc
 
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+    q = qscheme.quantize(x, "q8_0")
+    want = np.array(q.codes)
+    codes, bits = q.codes, q.scales.bits
+    del q
     gc.collect()
-    assert codes.sum() == codes.copy().sum()
+    clobber = [qscheme.quantize(-x, "q8_0").to_bytes() for _ in range(4)]  # reuse freed memory, if any
+    assert clobber and np.array_equal(codes, want)
+    assert isinstance(codes.base, qscheme.Quantized) and isinstance(bits.base, qscheme.Quantized)
+    assert not codes.flags.writeable and not bits.flags.writeable
     with pytest.raises(ValueError):
         codes[0, 0] = 1
 
