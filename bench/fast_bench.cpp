@@ -136,7 +136,7 @@ void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   state.SetLabel(qscheme::fast::current_target());
 }
 
-// The allocating path an engine gets bytes through today (C API qscheme_fast_quantize):
+// The allocating path an engine gets bytes through (C API qscheme_fast_quantize):
 // fast::quantize then fast::encode into fresh vectors.
 void BM_quantize_encode(benchmark::State& state, const char* scheme) {
   const auto s = qscheme::parse_scheme(scheme).value();

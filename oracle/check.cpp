@@ -578,7 +578,7 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
   r.values_capped = c.kind != CandidateKind::dequantized && valued > kValueBlocks;
 
   // The search: recipes, then one rule changed, then two.
-  SearchRequest sr{rq.scheme, rq.options.calibration, rq.options.scales.has_value(), rules};
+  SearchRequest sr{rq.scheme, rq.options.calibration, rq.options.scales.has_value(), rules, rq.progress};
   ReferenceJudge judge(rq, l, c, found, trial, r.zero_signs_equal);
   const SearchResult s = search(sr, r.checked_against, judge);
   r.stage = s.stage;

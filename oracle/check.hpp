@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/progress.hpp"
 #include "oracle/rule_search.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/status.hpp"
@@ -55,6 +56,8 @@ struct CheckRequest {
   std::string recipe;
   // Differing elements and blocks listed in the report (all of them when unset).
   std::optional<std::size_t> max_shown = 8;
+  // The diagnosis's search, as budget spent of its total.
+  Progress progress;
 };
 
 // One differing element.

@@ -148,6 +148,7 @@ class Search {
     }
     spent_ += judge_.trial_cost();
     ++out_.points;
+    if (rq_.progress) rq_.progress(spent_, kSearchBudget);
     Outcome o = judge_.trial(e.rules, e.packing_reversed);
     if (!o.refused) {
       for (std::uint64_t b : judge_.trial_blocks()) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/progress.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/rules.hpp"
 #include "scheme/scheme.hpp"
@@ -70,6 +71,7 @@ struct SearchRequest {
   Calibration calibration = Calibration::minmax;
   bool given = false;  // the caller's scales
   Rules requested;     // the point the candidate was checked against
+  Progress progress;   // the budget spent, of kSearchBudget
 };
 
 // Element quantizations the whole search may spend (about a second of the exact engine).

@@ -227,7 +227,8 @@ Result<float> scale_number(ScaleDtype d, std::uint32_t bits) {
   return s.negative ? -v : v;
 }
 
-Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes, const Recipe* recipe) {
+Status export_vectors(const std::string& out_dir, const std::vector<std::string>& schemes, const Recipe* recipe,
+                      const Progress& progress) {
   // Every scheme before any file: a bad one in the list leaves nothing behind.
   std::vector<Scheme> parsed;
   for (const std::string& text : schemes) {
@@ -253,6 +254,7 @@ Status export_vectors(const std::string& out_dir, const std::vector<std::string>
     const std::string& text = schemes[k];
     const Scheme* scheme = &parsed[k];
     for (const Case& c : all) {
+      if (progress) progress(k * all.size() + (&c - all.data()), schemes.size() * all.size());
       const fs::path folder = fs::path(dir) / dir_name(text) / c.name;
       fs::create_directories(folder, ec);
       if (ec) return {ErrorCode::io_error, "cannot create " + quote(folder.string()) + ": " + ec.message()};

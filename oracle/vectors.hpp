@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/progress.hpp"
 #include "scheme/recipes.hpp"
 #include "scheme/status.hpp"
 
@@ -37,6 +38,8 @@ class SplitMix64 {
 // files are named after the recipe, and a ggml recipe's tensors whose shape ggml's blocks hold
 // get <recipe>.ggml.bin too). Errors: malformed-scheme and validate()'s codes for a bad scheme,
 // invalid-argument for a scheme the recipe does not reproduce and for `-`, io-error.
-Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes, const Recipe* recipe = nullptr);
+// `progress` counts the cases written, of schemes x cases.
+Status export_vectors(const std::string& dir, const std::vector<std::string>& schemes, const Recipe* recipe = nullptr,
+                      const Progress& progress = {});
 
 }  // namespace qscheme::oracle

@@ -37,7 +37,7 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 }  // namespace
 
-EngineAgreement compare_engines() {
+EngineAgreement compare_engines(const Progress& progress) {
   EngineAgreement a;
   const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "errors (code, index, message)",
                          "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)",
@@ -61,7 +61,10 @@ EngineAgreement compare_engines() {
            (st.index() == static_cast<std::size_t>(-1) ? std::string("none") : std::to_string(st.index())) + ": " +
            st.message();
   };
-  for (const Scheme& s : tuple_space()) {
+  const std::vector<Scheme>& space = tuple_space();
+  std::uint64_t done = 0;
+  for (const Scheme& s : space) {
+    if (progress) progress(done++, space.size());
     if (!validate_scheme(s).ok()) continue;
     ++a.tuples;
     const std::string text = format_scheme(s);

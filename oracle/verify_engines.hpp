@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "oracle/progress.hpp"
+
 namespace qscheme::oracle {
 
 struct AgreementRow {
@@ -27,6 +29,6 @@ struct EngineAgreement {
   std::uint64_t disagreements() const;
 };
 
-EngineAgreement compare_engines();
+EngineAgreement compare_engines(const Progress& progress = {});
 
 }  // namespace qscheme::oracle

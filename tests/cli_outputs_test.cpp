@@ -4,6 +4,7 @@
 // writes all or nothing; user strings are escaped in messages; every error line has the
 // "error: <code>: " form, CLI11's own included.
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -461,4 +462,60 @@ BOOST_AUTO_TEST_CASE(profile_help_names_every_accepted_profile) {
       BOOST_TEST(line.find("exact, burn or onnx") != std::string::npos, line);
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress: drawn on standard error while it is a terminal, cleared before results and errors,
+// absent from files and pipes.
+
+namespace {
+
+// Runs qscheme with standard error on a pseudo-terminal (standard output to /dev/null): what the
+// terminal received, and the exit status.
+std::pair<std::string, int> qscheme_on_terminal(const std::vector<std::string>& args) {
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    std::vector<std::string> argv_s{QSCHEME_BIN};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(QSCHEME_BIN, argv.data());
+    ::_exit(127);
+  }
+  std::string seen;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has closed the terminal
+    seen.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(master);
+  int ws = 0;
+  ::waitpid(pid, &ws, 0);
+  return {seen, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_only_and_is_cleared_before_errors) {
+  Scratch scratch;
+  const auto [drawn, status] = qscheme_on_terminal({"vectors", "--schemes", "q8_0", "--out", scratch / "v"});
+  BOOST_TEST(status == 0, drawn);
+  BOOST_TEST(drawn.find("\rvectors: 0 of ") != std::string::npos, drawn);
+  BOOST_TEST(drawn.ends_with("\r\033[K"), drawn);  // the line is cleared at the end
+  const Run piped = qscheme_run({"vectors", "--schemes", "q8_0", "--out", scratch / "w"});
+  BOOST_TEST(piped.status == 0, describe(piped));
+  BOOST_TEST(piped.err.find('\r') == std::string::npos, describe(piped));
+  BOOST_TEST(piped.err.find("vectors:") == std::string::npos, describe(piped));
+  // An error after a progress line starts on a clean line.
+  const auto [failed, code] =
+      qscheme_on_terminal({"quantize", "--scheme", "q8_0", "--input", scratch / "missing.npy", "--output", scratch / "q.json"});
+  BOOST_TEST(code == 2, failed);
+  BOOST_TEST(failed.find("quantize: reading") != std::string::npos, failed);
+  BOOST_TEST(failed.find("\r\033[Kerror: ") != std::string::npos, failed);
 }

@@ -190,6 +190,16 @@ BOOST_AUTO_TEST_CASE(prints_the_table_of_the_library) {
   BOOST_TEST(qscheme_run({"conformance", "/nonexistent-qscheme-folder"}).status == 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_folder_of_cases_it_cannot_run_is_an_error_not_a_pass) {
+  Scratch s;
+  fs::copy(fs::path(QSCHEME_ONNX_DIR) / "test_dequantizelinear_int16", s.dir / "test_dequantizelinear_int16",
+           fs::copy_options::recursive);
+  const Run r = qscheme_run({"conformance", s.dir.string()});
+  BOOST_TEST(r.status == 2, r.out + r.err);
+  BOOST_TEST(r.out.find("n/a") != std::string::npos, r.out);  // the table says why
+  BOOST_TEST(r.err.find("ran none of the 1 case(s)") != std::string::npos, r.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(vectors_cli)

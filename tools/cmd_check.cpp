@@ -16,6 +16,7 @@
 #include "scheme/text.hpp"
 #include "oracle/candidate.hpp"
 #include "oracle/check.hpp"
+#include "tools/progress.hpp"
 #include "tools/command.hpp"
 #include "tools/engine_options.hpp"
 #include "tools/float_args.hpp"
@@ -172,7 +173,10 @@ int run_check(const CheckArgs& a) {
   if (Status st = apply_threads(a.threads); !st.ok()) return report(st);
   auto c = read_candidate(a, *scheme, rq.shape, rules_of(rq.options), *byte_format);
   if (!c) return report(c.status());
+  TerminalProgress progress("check: searching the rule space", "element quantizations");
+  rq.progress = progress.callback();
   auto r = oracle::check(rq, *c);
+  progress.done();
   if (!r) return report(r.status());
   std::cout << (a.json ? oracle::to_json(*r) : oracle::to_text(*r));
   return r->identical ? kExitOk : kExitDiffers;

@@ -1,10 +1,12 @@
 // `qscheme conformance DIR`: run the ONNX QuantizeLinear/DequantizeLinear node tests in DIR
 // (oracle/onnx/conformance.hpp) with both engines under profile onnx and print the table.
-// Exit 0 when every expressible case passes, 3 when one fails, 2 for a bad directory.
+// Exit 0 when every expressible case passes, 3 when one fails, 2 for a bad directory or one
+// whose cases are all outside the scheme model (then nothing was checked).
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "scheme/printable.hpp"
 #include "tools/command.hpp"
 #include "oracle/onnx/conformance.hpp"
 
@@ -19,6 +21,13 @@ void add_conformance(CLI::App& root, std::vector<Command>& out) {
                    auto r = oracle::run_conformance(*dir);
                    if (!r) return report(r.status());
                    std::cout << oracle::conformance_table(*r);
+                   if (r->run() == 0) {
+                     // Nothing checked is not a pass: say so, and why, rather than exit 0.
+                     return report({ErrorCode::invalid_argument,
+                                    "ran none of the " + std::to_string(r->cases.size()) + " case(s) in " +
+                                        printable(*dir) +
+                                        ": each is outside the scheme model (the reasons are in the table above)"});
+                   }
                    return r->passed() == r->run() ? kExitOk : 3;
                  }});
 }

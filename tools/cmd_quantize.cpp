@@ -13,6 +13,7 @@
 #include "reference/reference.hpp"
 #include "scheme/printable.hpp"
 #include "scheme/text.hpp"
+#include "tools/progress.hpp"
 #include "tools/command.hpp"
 #include "tools/distinct_files.hpp"
 #include "tools/file_formats.hpp"
@@ -92,8 +93,11 @@ int run_quantize(const QuantizeArgs& args) {
   }
   if (*recipe) options = recipe_options(**recipe, std::move(options));
 
+  TerminalProgress progress("quantize");
+  progress.phase("reading " + printable(args.input));
   auto x = io::npy::read_file(args.input);
   if (!x) return report(x.status());
+  progress.phase("quantizing " + std::to_string(x->f32.size()) + " elements");
   if (x->dtype != io::npy::Dtype::f32) {
     return report({ErrorCode::unsupported_npy, printable(args.input) + ": the input tensor must be float32 ('<f4'), got '" +
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
@@ -111,6 +115,7 @@ int run_quantize(const QuantizeArgs& args) {
   // tensor of i32 codes exists beside the input.
   auto bytes = (*engine)->quantize_bytes(*scheme, x->shape, x->f32, options);
   if (!bytes) return report(bytes.status());
+  progress.phase("writing " + printable(args.output));
   if (format->name == "bin") {
     const Status st = io::write_bytes(args.output, *bytes);
     if (!st.ok()) return report(st);

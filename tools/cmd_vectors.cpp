@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/progress.hpp"
 #include "tools/command.hpp"
 #include "oracle/vectors.hpp"
 #include "scheme/recipes.hpp"
@@ -49,7 +50,8 @@ int run_vectors(const VectorsArgs& a) {
     }
   }
   if (schemes.empty()) schemes = oracle::default_vector_schemes();
-  const Status st = oracle::export_vectors(a.out, schemes, recipe);
+  TerminalProgress progress("vectors", "cases");
+  const Status st = oracle::export_vectors(a.out, schemes, recipe, progress.callback());
   if (!st.ok()) return report(st);
   return kExitOk;
 }

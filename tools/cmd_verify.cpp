@@ -16,6 +16,7 @@
 #include "scheme/space.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
+#include "tools/progress.hpp"
 #include "tools/command.hpp"
 #include "oracle/engine.hpp"
 #include "tools/engine_options.hpp"
@@ -69,7 +70,11 @@ int run_verify(bool engines_too) {
   int supported = 0;
   std::uint64_t pairs_ok = 0;
   std::uint64_t pairs = 0;
-  for (const Scheme& s : tuple_space()) {
+  TerminalProgress progress("verify", "tuples");
+  const std::vector<Scheme>& space = tuple_space();
+  std::uint64_t done = 0;
+  for (const Scheme& s : space) {
+    progress.update(done++, space.size());
     const std::string text = format_scheme(s);
     auto reparsed = parse_scheme(text);
     tally.check(reparsed.ok() && *reparsed == s, [&] { return "text round trip: " + text; });
@@ -103,6 +108,7 @@ int run_verify(bool engines_too) {
     }
   }
   const int tuples = static_cast<int>(tuple_space().size());
+  progress.done();
   fmt::print("scheme space   {} tuples: {} supported, {} rejected\n", tuples, supported, tuples - supported);
   for (const auto& [code, n] : tuple_rejections) fmt::print("  rejected      {:>6}  {}\n", n, code);
   fmt::print("shape set      {} shapes; {} (tuple, shape) pairs: {} with a layout, {} rejected\n",
@@ -112,7 +118,9 @@ int run_verify(bool engines_too) {
   for (const std::string& f : tally.first_failures) fmt::print("  FAILED: {}\n", f);
   std::uint64_t disagreements = 0;
   if (engines_too) {
-    const oracle::EngineAgreement a = oracle::compare_engines();
+    TerminalProgress engines_progress("verify: reference vs fast", "tuples");
+    const oracle::EngineAgreement a = oracle::compare_engines(engines_progress.callback());
+    engines_progress.done();
     disagreements = a.disagreements();
     fmt::print("engines        reference vs fast ({}): {} supported tuples, {} (tuple, shape) pairs, {} tensor runs\n",
                fast::current_target(), a.tuples, a.pairs, a.tensors);

@@ -1,5 +1,6 @@
 # Runs the example's two fuzzers for SECONDS each: the one with the tie bug must stop with the kit's
-# report naming the rule it breaks; the correct one must run clean.
+# report naming the rule it breaks (ggml-q8_0, whose codes are roundf, alone or beside another
+# recipe that agrees on the input, or ties=half-away); the correct one must run clean.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/buggy ${WORK}/correct)
 
@@ -14,7 +15,7 @@ endif()
 if(NOT err MATCHES "qscheme kit: the quantize kernel DIFFERS from recipe ggml-q8_0-x86")
   message(FATAL_ERROR "the buggy kernel stopped without the kit's report (exit ${rc}):\n${err}")
 endif()
-if(NOT err MATCHES "(ggml-q8_0 reproduces the candidate|ties=half-away)")
+if(NOT err MATCHES "(ggml-q8_0 reproduce|ties=half-away)")
   message(FATAL_ERROR "the report names neither ggml-q8_0 (roundf) nor ties=half-away:\n${err}")
 endif()
 file(GLOB crashes ${WORK}/buggy/crash-*)
