@@ -49,23 +49,6 @@ struct CheckArgs {
   std::optional<std::string> threads;
 };
 
-// A candidate's scale as the pattern of its dtype. Unlike a scale given to quantize, an inf,
-// NaN or negative one is a finding to report, not bad input: inf and NaN become the dtype's
-// own patterns (NaN for ue8m0 and ue4m3, which have no inf), a negative value its sign bit
-// where the dtype has one.
-Result<std::uint32_t> candidate_scale_bits(ScaleDtype d, float v) {
-  if (d == ScaleDtype::f32) return std::bit_cast<std::uint32_t>(v);
-  const std::uint32_t sign = std::signbit(v) ? scale_sign_bit(d) : 0;
-  const bool has_inf = d == ScaleDtype::f16 || d == ScaleDtype::bf16;
-  const std::uint32_t nan = d == ScaleDtype::f16 ? 0x7E00u : d == ScaleDtype::bf16 ? 0x7FC0u : d == ScaleDtype::ue8m0 ? 0xFFu : 0x7Fu;
-  if (std::isnan(v) || (std::isinf(v) && !has_inf)) return nan | sign;
-  if (std::isinf(v)) return (d == ScaleDtype::f16 ? 0x7C00u : 0x7F80u) | sign;
-  if (std::signbit(v) && sign == 0) {
-    return Status(ErrorCode::corrupt_bytes, std::string(to_string(d)) + " scales have no sign, got " + std::to_string(v));
-  }
-  return io::qjson::float_to_scale_bits(d, std::fabs(v));
-}
-
 // The candidate file, read as the kind the flags and its extension say.
 Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& scheme, const std::vector<std::uint64_t>& shape,
                                          const Rules& rules, ByteFormat byte_format) {
@@ -125,7 +108,7 @@ Result<oracle::Candidate> read_candidate(const CheckArgs& a, const Scheme& schem
     if (!s) return s.status();
     std::vector<std::uint32_t> bits;
     for (float v : *s) {
-      auto b = candidate_scale_bits(scheme.scale_dtype(), v);
+      auto b = oracle::candidate_scale_bits(scheme.scale_dtype(), v);
       if (!b) return Status(ErrorCode::corrupt_bytes, "--candidate-scales: " + b.status().message());
       bits.push_back(*b);
     }

@@ -37,6 +37,7 @@ void add_check(CLI::App& root, std::vector<Command>& out);
 void add_vectors(CLI::App& root, std::vector<Command>& out);
 void add_conformance(CLI::App& root, std::vector<Command>& out);
 void add_recipes(CLI::App& root, std::vector<Command>& out);
+void add_stats(CLI::App& root, std::vector<Command>& out);
 
 // Prints "error: <code>: <message>" to stderr and returns the exit status for it: internal
 // errors are 1, everything else 2.

@@ -22,6 +22,7 @@ CommandLine::CommandLine() : app_{"qscheme: exact, fast tensor quantization sche
   add_vectors(app_, commands_);
   add_conformance(app_, commands_);
   add_recipes(app_, commands_);
+  add_stats(app_, commands_);
 }
 
 ParseOutcome CommandLine::parse(int argc, const char* const* argv) {
