@@ -22,12 +22,6 @@ std::uint32_t get_le32(const std::uint8_t* p) {
   return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
 }
 
-// The edge-case tensors a kernel is held to: calibrated (the kit passes no scales) and finite
-// (what a kernel does with NaN or inf is its own contract).
-bool usable(const oracle::EdgeInput& in) {
-  return !in.scales && std::all_of(in.x.begin(), in.x.end(), [](float v) { return std::isfinite(v); });
-}
-
 Result<std::uint64_t> byte_count(const Target& t, Shape shape) {
   if (t.format == ByteFormat::ggml) {
     auto g = ggml_layout(t.scheme, shape);
@@ -99,7 +93,8 @@ std::optional<Case> make_case(const Target& t, std::span<const std::uint8_t> byt
   auto l = make_layout(t.scheme, c.shape);
   if (!l) return std::nullopt;
   std::vector<oracle::EdgeInput> inputs = oracle::edge_inputs(t.scheme, *l, get_le32(data.data() + 2));
-  std::erase_if(inputs, [](const oracle::EdgeInput& in) { return !usable(in); });
+  // The kit passes no scales, and what a kernel does with NaN or inf is its own contract.
+  std::erase_if(inputs, [](const oracle::EdgeInput& in) { return !oracle::calibrated_and_finite(in); });
   if (inputs.empty()) return std::nullopt;
   oracle::EdgeInput& pick = inputs[data[6] % inputs.size()];
   c.name = std::move(pick.name);

@@ -241,6 +241,10 @@ class Builder {
 
 }  // namespace
 
+bool calibrated_and_finite(const EdgeInput& in) {
+  return !in.scales && std::all_of(in.x.begin(), in.x.end(), [](float v) { return std::isfinite(v); });
+}
+
 std::vector<EdgeInput> edge_inputs(const Scheme& s, const Layout& l, std::uint32_t seed, EdgeSet set) {
   return Builder(s, l, seed).build(set);
 }

@@ -23,6 +23,10 @@ struct EdgeInput {
   bool every_size = false;
 };
 
+// Calibrated (no given scales) and finite: the inputs a check of one's own quantizer can hold it
+// to without asking what it does with given scales, NaN or inf (the kit, fast_oracle_test).
+bool calibrated_and_finite(const EdgeInput& in);
+
 // every_size: the few inputs a harness that cuts large tensors short (verify) keeps at any size.
 enum class EdgeSet { all, every_size };
 

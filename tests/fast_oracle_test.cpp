@@ -225,12 +225,6 @@ OracleOut OracleQuantize(const qscheme::Scheme& s, const qscheme::Layout& l, con
   return o;
 }
 
-// The edge-case inputs the oracle can judge: calibrated (given scales have their own case
-// below) and finite (it has no error paths).
-bool OracleInput(const qscheme::oracle::EdgeInput& in) {
-  return !in.scales && std::all_of(in.x.begin(), in.x.end(), [](float v) { return std::isfinite(v); });
-}
-
 // A representative subset of tuple_space(): native store (values), every level combination.
 std::vector<qscheme::Scheme> Schemes() {
   std::vector<qscheme::Scheme> out;
@@ -266,7 +260,9 @@ BOOST_AUTO_TEST_CASE(exact_profile_matches_the_rational_oracle) {
           for (std::size_t ti = 0; ti < inputs.size(); ++ti) {
             // Each scheme runs every other input, alternating, so that every input meets every
             // kind of scheme at the cost of about seven per scheme.
-            if (!OracleInput(inputs[ti]) || (ti + si) % 2 != 0) continue;
+            // The oracle judges calibrated, finite inputs (given scales have their own case
+            // below; it has no error paths).
+            if (!qscheme::oracle::calibrated_and_finite(inputs[ti]) || (ti + si) % 2 != 0) continue;
             const auto& x = inputs[ti].x;
             BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " scheme " << qscheme::format_scheme(s)
                                          << " shape rank " << shape.size() << " cal "
