@@ -62,20 +62,20 @@ std::uint32_t RoundUpBits(const Q& r, ScaleDtype d) {
   return lo;
 }
 
-// Exact rational to f32, nearest-even, overflow to inf; sign handled by the caller.
+// Exact rational to f32, nearest-even, overflow to inf; sign handled by the caller. A double
+// conversion only guesses the neighbouring patterns; exact comparisons decide, so the guess can be
+// off by any number of ulps without changing the answer (it saves the binary search's ~30 rational
+// comparisons per value).
 float ToF32(const Q& r_abs) {
   if (r_abs == 0) return 0.0f;
-  // Largest finite bits with value <= r.
-  std::uint32_t lo = 0, hi = 0x7F7FFFFF;
   if (Q(FLT_MAX) <= r_abs) {
     const Q limit = Q(FLT_MAX) + Q(std::ldexp(1.0, 103));  // FLT_MAX + half ulp
     return r_abs >= limit ? INFINITY : FLT_MAX;
   }
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (Q(f32_from_bits(mid)) <= r_abs) lo = mid;
-    else hi = mid - 1;
-  }
+  // lo: the largest finite pattern whose value is <= r.
+  std::uint32_t lo = std::min<std::uint32_t>(f32_bits(static_cast<float>(r_abs.convert_to<double>())), 0x7F7FFFFF);
+  while (lo > 0 && Q(f32_from_bits(lo)) > r_abs) --lo;
+  while (lo < 0x7F7FFFFF && Q(f32_from_bits(lo + 1)) <= r_abs) ++lo;
   const Q a = Q(f32_from_bits(lo)), b = Q(f32_from_bits(lo + 1));
   const Q mid = (a + b) / 2;
   if (r_abs < mid) return f32_from_bits(lo);
@@ -96,6 +96,18 @@ Q MiniMag(int c, const Mini& mi) {
   return ef == 0 ? Q(std::ldexp(man, mi.emin - mi.m)) : Q(std::ldexp((1 << mi.m) + man, ef - 1 + mi.emin - mi.m));
 }
 
+// MiniMag of every non-negative code up to the largest finite one, built once per kind.
+const std::vector<Q>& MiniMagnitudes(Value v) {
+  static const auto build = [](Value k) {
+    const Mini mi = MiniOf(k);
+    std::vector<Q> out;
+    for (int c = 0; c <= mi.max_code; ++c) out.push_back(MiniMag(c, mi));
+    return out;
+  };
+  static const std::vector<Q> e4m3 = build(Value::e4m3), e5m2 = build(Value::e5m2), e2m1 = build(Value::e2m1);
+  return v == Value::e4m3 ? e4m3 : v == Value::e5m2 ? e5m2 : e2m1;
+}
+
 std::int32_t OracleCode(float x, const Q& e, Value v) {
   const auto& vi = qscheme::info(v);
   const bool neg = std::signbit(x);
@@ -113,15 +125,15 @@ std::int32_t OracleCode(float x, const Q& e, Value v) {
     return static_cast<std::int32_t>(q);
   }
   const Mini mi = MiniOf(v);
+  const std::vector<Q>& mag = MiniMagnitudes(v);
   const Q a = r < 0 ? Q(-r) : r;
+  // The first code c + 1 whose magnitude reaches a; a lies between codes c and c + 1.
+  const auto up = std::lower_bound(mag.begin() + 1, mag.end(), a);
   int best = mi.max_code;
-  for (int c = 0; c < mi.max_code; ++c) {
-    const Q lo = MiniMag(c, mi), hi = MiniMag(c + 1, mi);
-    if (a <= hi) {
-      const Q mid = (lo + hi) / 2;
-      best = a < mid ? c : a > mid ? c + 1 : (c % 2 == 0 ? c : c + 1);
-      break;
-    }
+  if (up != mag.end()) {
+    const int c = static_cast<int>(up - mag.begin()) - 1;
+    const Q mid = (mag[c] + mag[c + 1]) / 2;
+    best = a < mid ? c : a > mid ? c + 1 : (c % 2 == 0 ? c : c + 1);
   }
   return best | (neg ? mi.sign : 0);
 }
