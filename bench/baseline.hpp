@@ -210,7 +210,13 @@ struct Kernel {
   // A process's first call (bench/first_call.hpp), in a child process of its own, against the
   // best later call there.
   bool process_first_call = false;
+  // With process_first_call: the child first quantizes this many elements with the same scheme,
+  // untimed, as a host that sets the engine up ahead of time does (docs/PERFORMANCE.md).
+  std::size_t warm_up = 0;
 };
+
+// The warm-up call of the `after a warm-up` first-call rows: one block of 32.
+inline constexpr std::size_t kWarmUpElements = 32;
 
 // In-cache rows: 64K f32 (256 KiB) and their bytes stay in L2 (1 MiB per core here), not in L1
 // (48 KiB); one call takes some 10-30 us, so each timing covers kInCacheCalls calls.
@@ -296,6 +302,19 @@ inline const std::vector<Kernel>& kernels() {
       {.name = "quantize mxfp4 in cache, a process's first call", .scheme = "mxfp4", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
        .process_first_call = true},
+      // The same after a call on kWarmUpElements: what is left for a host that sets up ahead of time.
+      {.name = "quantize q8_0 in cache, a process's first call after a warm-up", .scheme = "q8_0",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize q4_0 in cache, a process's first call after a warm-up", .scheme = "q4_0",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize mxfp8 in cache, a process's first call after a warm-up", .scheme = "mxfp8",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize mxfp4 in cache, a process's first call after a warm-up", .scheme = "mxfp4",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},

@@ -23,6 +23,11 @@ Result<FirstCall> time_first_call(const Kernel& k, std::size_t n, int later) {
   KernelRun run(k, x);  // parses the scheme and sizes the output (zero-filled, so resident)
   if (!run.status().ok()) return run.status();
   Status st;
+  if (k.warm_up != 0) {
+    const Buffer<float> small = make_input(k.warm_up);
+    KernelRun warm(k, small);
+    if (Status w = warm.run(); !w.ok()) return w;
+  }
   FirstCall f;
   auto minor_faults = [] {
     rusage u{};

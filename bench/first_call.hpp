@@ -22,8 +22,9 @@ struct FirstCall {
 
 // In the child: times the first call of k on `n` elements of the benchmark input in this
 // process, then the best of `later` calls. The row's buffers are written before the first call,
-// so that it pays for the library's set-up, not for the caller's pages. Only rows whose set-up
-// does not call the engine (quantize without given scales) qualify.
+// so that it pays for the library's set-up, not for the caller's pages; a row with warm_up first
+// quantizes that many elements, untimed. Only rows whose set-up does not call the engine
+// (quantize without given scales) qualify.
 Result<FirstCall> time_first_call(const Kernel& k, std::size_t n, int later);
 // The one line the child prints and the parent parses.
 std::string format_first_call(const FirstCall& f);

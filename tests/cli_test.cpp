@@ -735,9 +735,9 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
     first_calls += k.process_first_call;
   }
   BOOST_TEST(in_cache == 8);
-  BOOST_TEST(first_calls == 4);
+  BOOST_TEST(first_calls == 8);
   for (const auto& p : qscheme::bench::peers()) expected.emplace_back(p.name);
-  BOOST_TEST(expected.size() > 30u);
+  BOOST_TEST(expected.size() > 40u);
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   // Each row holds the four keys; a process's first call adds its two times, their ratio and the
   // page faults of the first call, a peer the qscheme row it is compared with and that row's throughput over the peer's.

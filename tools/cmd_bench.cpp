@@ -280,7 +280,7 @@ int run_kernels(const BenchArgs& args) {
     fmt::print("peers: other libraries' operators on the same input as the qscheme row named, ratio to the same "
                "baseline; qscheme/peer is the qscheme row's throughput over the peer's, timed interleaved\n");
   }
-  fmt::print("{:<48} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
+  fmt::print("{:<64} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
   for (const Row& r : rows) {
     std::string note;
     if (r.extra.contains("first_over_later")) {
@@ -291,7 +291,7 @@ int run_kernels(const BenchArgs& args) {
       note = fmt::format("  qscheme/peer {:.3f} ({})", r.extra["qscheme_over_peer"].get<double>(),
                          r.extra["qscheme_row"].get<std::string>());
     }
-    fmt::print("{:<48} {:>14.4g} {:>10.3f} {:>12.3f}{}\n", r.kernel, r.elements_per_s, r.gb_per_s,
+    fmt::print("{:<64} {:>14.4g} {:>10.3f} {:>12.3f}{}\n", r.kernel, r.elements_per_s, r.gb_per_s,
                r.ratio_to_baseline, note);
   }
   return kExitOk;
