@@ -204,7 +204,36 @@ struct Kernel {
   std::size_t input_offset = 0;
   // quantize: the scales are given (QuantizeOptions::scales), the input's own calibrated ones
   bool given = false;
+  // In cache: kInCacheElements on one thread, warm, against the in-cache probe (the L2-resident
+  // baselines), kInCacheCalls calls per timing; not a streaming figure.
+  bool in_cache = false;
+  // A process's first call (bench/first_call.hpp), in a child process of its own, against the
+  // best later call there.
+  bool process_first_call = false;
+  // With process_first_call: the child first quantizes this many elements with the same scheme,
+  // untimed, as a host that sets the engine up ahead of time does (docs/PERFORMANCE.md).
+  std::size_t warm_up = 0;
 };
+
+// The warm-up call of the `after a warm-up` first-call rows: one block of 32.
+inline constexpr std::size_t kWarmUpElements = 32;
+
+// In-cache rows: 64K f32 (256 KiB) and their bytes stay in L2 (1 MiB per core here), not in L1
+// (48 KiB); one call takes some 10-30 us, so each timing covers kInCacheCalls calls.
+inline constexpr std::size_t kInCacheElements = 65536;
+inline constexpr int kInCacheCalls = 16;
+
+// The in-cache probe: the two plain baselines on one thread over buffers of kInCacheElements that
+// stay in L2, repeated: what the cache moves per element when no arithmetic is in the way.
+inline void probe_in_cache(Direction d, const float* x, std::uint8_t* q, const std::uint8_t* dq_in, float* dq_out) {
+  for (int c = 0; c < kInCacheCalls; ++c) {
+    if (d == Direction::quantize) {
+      baseline_read4_write1_range(x, q, kInCacheElements);
+    } else {
+      baseline_read1_write4_range(dq_in, dq_out, kInCacheElements);
+    }
+  }
+}
 
 // The kernels both benchmark binaries measure.
 inline const std::vector<Kernel>& kernels() {
@@ -241,6 +270,51 @@ inline const std::vector<Kernel>& kernels() {
        false, 0, true},
       {"quantize q8_0 given scales untouched-on-error", "q8_0", Profile::exact, Direction::quantize, Api::bytes, false,
        false, 0, true},
+      // int8 with one f32 scale, decoded: the other half of the XNNPACK comparison (bench/peers.hpp).
+      {"dequantize q8s", "q8s", Profile::exact, Direction::dequantize, Api::bytes_single_pass},
+      // In cache (kInCacheElements, one thread, warm): the arithmetic, against the in-cache probe.
+      {.name = "quantize q8_0 in cache", .scheme = "q8_0", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "quantize q4_0 in cache", .scheme = "q4_0", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "quantize mxfp8 in cache", .scheme = "mxfp8", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "quantize mxfp4 in cache", .scheme = "mxfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "dequantize q8_0 in cache", .scheme = "q8_0", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "dequantize q4_0 in cache", .scheme = "q4_0", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "dequantize mxfp8 in cache", .scheme = "mxfp8", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .in_cache = true},
+      {.name = "dequantize mxfp4 in cache", .scheme = "mxfp4", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .in_cache = true},
+      // The same quantize calls as a process's first (bench/first_call.hpp), in cache.
+      {.name = "quantize q8_0 in cache, a process's first call", .scheme = "q8_0", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true},
+      {.name = "quantize q4_0 in cache, a process's first call", .scheme = "q4_0", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true},
+      {.name = "quantize mxfp8 in cache, a process's first call", .scheme = "mxfp8", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true},
+      {.name = "quantize mxfp4 in cache, a process's first call", .scheme = "mxfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true},
+      // The same after a call on kWarmUpElements: what is left for a host that sets up ahead of time.
+      {.name = "quantize q8_0 in cache, a process's first call after a warm-up", .scheme = "q8_0",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize q4_0 in cache, a process's first call after a warm-up", .scheme = "q4_0",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize mxfp8 in cache, a process's first call after a warm-up", .scheme = "mxfp8",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
+      {.name = "quantize mxfp4 in cache, a process's first call after a warm-up", .scheme = "mxfp4",
+       .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
+       .process_first_call = true, .warm_up = kWarmUpElements},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -314,6 +388,9 @@ class KernelRun {
   }
   const Status& status() const { return status_; }
   std::span<const float> input() const { return x_; }  // what run() quantizes
+  const QuantizeOptions& options() const { return options_; }
+  std::span<const std::uint8_t> bytes() const { return bytes_; }  // what run() dequantizes
+  const QuantizedTensor& quantized() const { return q_; }         // the same, before encoding
 
   // Untimed, before each timed run(): for a first-call row, hands the thread's kept scratch
   // mapping (fast/support/big_buffer.hpp) and malloc's free memory back to the kernel, so that the call

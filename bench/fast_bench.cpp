@@ -8,6 +8,12 @@
 //     pass and prefetching: a two-level kernel with no arithmetic, passes as fast as we found
 //     them; baseline_two_pass_block_maxima: nvfp4's own bytes (the engine's block-maxima prepass,
 //     then codes and scales) with no arithmetic in the second pass
+//   baseline_read4_write1_in_cache, baseline_read1_write4_in_cache: the in-cache probe (the plain
+//     loops on 64K elements that stay in L2), against which the in-cache rows are measured
+// The kernels' rows follow bench::kernels(): in-cache rows run warm on one thread; a process's
+// first call runs this binary again as a child (QSCHEME_BENCH_FIRST_CALL_OF) and reports the
+// child's first call as the iteration's time, its best later call as later_s. The peers' rows
+// (bench/peers.hpp) add qscheme_over_peer, their qscheme row's throughput over theirs.
 // Counters: GB/s of f32 data (input for quantize, output for dequantize) and vs_baseline, the
 // ratio of this throughput to the matching baseline's (1.0 = memory-bound like the baseline).
 // Run: build/bin/qscheme_bench [--benchmark_min_time=1] ; QSCHEME_TARGET=AVX2 to force a target;
@@ -18,9 +24,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/baseline.hpp"
+#include "bench/first_call.hpp"
+#include "bench/peers.hpp"
 #include "fast/fast.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/text.hpp"
@@ -35,7 +45,13 @@ const qb::Buffer<float>& Input() {
   return x;
 }
 
-double g_base_q = 0, g_base_dq = 0;  // baseline GB/s
+const qb::Buffer<float>& InCacheInput() {
+  static const qb::Buffer<float> x = qb::make_input(qb::kInCacheElements);
+  return x;
+}
+
+double g_base_q = 0, g_base_dq = 0;    // baseline GB/s
+double g_probe_q = 0, g_probe_dq = 0;  // in-cache probe GB/s
 
 // Before every timed call, as `qscheme bench` does (its --evict-mib; here QSCHEME_BENCH_EVICT_MIB,
 // default and cap as there): every call starts with cold caches.
@@ -48,8 +64,9 @@ void Evict() {
   evict();
 }
 
-void Report(benchmark::State& state, double seconds, double base, bool is_baseline, double* store) {
-  const double gbps = static_cast<double>(state.iterations()) * kN * sizeof(float) / seconds / 1e9;
+void Report(benchmark::State& state, double seconds, double base, bool is_baseline, double* store,
+            std::size_t elements = kN) {
+  const double gbps = static_cast<double>(state.iterations()) * elements * sizeof(float) / seconds / 1e9;
   state.counters["GB/s"] = gbps;
   if (is_baseline) *store = gbps;
   if (base > 0) state.counters["vs_baseline"] = gbps / base;
@@ -120,6 +137,67 @@ void BM_baseline_two_pass_block_maxima(benchmark::State& state) {
   QuantizeBaseline(state, qb::baseline_two_pass_block_maxima, &g_base_q, nullptr);
 }
 
+// The in-cache probe (bench::probe_in_cache): kInCacheCalls passes per iteration, one thread.
+void BM_probe_in_cache(benchmark::State& state, qb::Direction d) {
+  const auto& x = InCacheInput();
+  qb::Buffer<std::uint8_t> q(qb::kInCacheElements), dq_in(qb::kInCacheElements);
+  qb::Buffer<float> dq_out(qb::kInCacheElements);
+  for (std::size_t i = 0; i < dq_in.size(); ++i) dq_in[i] = static_cast<std::uint8_t>(i * 7);
+  qb::probe_in_cache(d, x.data(), q.data(), dq_in.data(), dq_out.data());
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed([&] { qb::probe_in_cache(d, x.data(), q.data(), dq_in.data(), dq_out.data()); });
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, 0, true, d == qb::Direction::quantize ? &g_probe_q : &g_probe_dq,
+         qb::kInCacheElements * qb::kInCacheCalls);
+}
+
+// The engine on one thread while it lives, as the in-cache rows run.
+struct OneThread {
+  unsigned was = qscheme::fast::threads();
+  OneThread() { (void)qscheme::fast::set_threads(1); }
+  ~OneThread() { (void)qscheme::fast::set_threads(was); }
+};
+
+// A row of kernels() with in_cache: kInCacheCalls warm calls per iteration.
+void BM_kernel_in_cache(benchmark::State& state, const qb::Kernel& k) {
+  const OneThread one;
+  qb::KernelRun run(k, InCacheInput());
+  if (const auto st = run.run(); !st.ok()) state.SkipWithError(st.to_string().c_str());
+  double secs = 0;
+  for (auto _ : state) {
+    qscheme::Status st;
+    secs += Timed([&] {
+      for (int c = 0; c < qb::kInCacheCalls; ++c) st = run.run();
+    });
+    if (!st.ok()) state.SkipWithError(st.to_string().c_str());
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, k.direction == qb::Direction::quantize ? g_probe_q : g_probe_dq, false, nullptr,
+         qb::kInCacheElements * qb::kInCacheCalls);
+  state.SetLabel(qscheme::fast::current_target());
+}
+
+// A row of kernels() with process_first_call: each iteration a child process's first call.
+void BM_process_first_call(benchmark::State& state, const qb::Kernel& k) {
+  double secs = 0, later = 1e300;
+  for (auto _ : state) {
+    auto f = qb::first_call_in_child({}, {std::string("QSCHEME_BENCH_FIRST_CALL_OF=") + k.name});
+    if (!f) {
+      state.SkipWithError(f.status().to_string().c_str());
+      break;
+    }
+    state.SetIterationTime(f->first_s);
+    secs += f->first_s;
+    later = std::min(later, f->later_s);
+  }
+  Report(state, secs, k.direction == qb::Direction::quantize ? g_probe_q : g_probe_dq, false, nullptr,
+         qb::kInCacheElements);
+  state.counters["later_s"] = later;
+  state.counters["first_over_later"] = secs / static_cast<double>(state.iterations()) / later;
+}
+
 // One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.
 void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   qb::KernelRun run(k, Input());
@@ -134,6 +212,45 @@ void BM_kernel(benchmark::State& state, const qb::Kernel& k) {
   }
   Report(state, secs, k.direction == qb::Direction::quantize ? g_base_q : g_base_dq, false, nullptr);
   state.SetLabel(qscheme::fast::current_target());
+}
+
+// A peer (bench/peers.hpp) on its qscheme row's input; each iteration times the qscheme row and
+// then the peer, both cold, and counts the peer's time.
+void BM_peer(benchmark::State& state, const qb::Peer& p) {
+  const qb::Kernel* k = nullptr;
+  for (const qb::Kernel& c : qb::kernels()) {
+    if (std::string_view(c.name) == p.qscheme_row) k = &c;
+  }
+  if (!k) {
+    state.SkipWithError("the peer's qscheme row is not in bench::kernels()");
+    return;
+  }
+  qb::KernelRun q(*k, Input());
+  auto in = qb::peer_input(q, p.direction, qscheme::fast::threads());
+  if (!in) {
+    state.SkipWithError(in.status().to_string().c_str());
+    return;
+  }
+  auto peer = qb::make_peer_run(p, *in);
+  if (!peer) {
+    state.SkipWithError(peer.status().to_string().c_str());
+    return;
+  }
+  double secs = 0, qsecs = 0;
+  for (auto _ : state) {
+    qscheme::Status qs, ps;
+    Evict();
+    qsecs += Timed([&] { qs = q.run(); });
+    Evict();
+    const double t = Timed([&] { ps = (*peer)->run(); });
+    if (!qs.ok()) state.SkipWithError(qs.to_string().c_str());
+    if (!ps.ok()) state.SkipWithError(ps.to_string().c_str());
+    state.SetIterationTime(t);
+    secs += t;
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, p.direction == qb::Direction::quantize ? g_base_q : g_base_dq, false, nullptr);
+  state.counters["qscheme_over_peer"] = secs / qsecs;
 }
 
 // The allocating path an engine gets bytes through (C API qscheme_fast_quantize):
@@ -158,6 +275,23 @@ void BM_quantize_encode(benchmark::State& state, const char* scheme) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The child of a process_first_call row: nothing may call the engine before it.
+  if (const char* name = std::getenv("QSCHEME_BENCH_FIRST_CALL_OF")) {
+    for (const qb::Kernel& k : qb::kernels()) {
+      if (k.process_first_call && std::string_view(k.name) == name) {
+        (void)qscheme::fast::set_threads(1);
+        auto f = qb::time_first_call(k, qb::kInCacheElements, 20 * qb::kInCacheCalls);
+        if (!f) {
+          std::fprintf(stderr, "qscheme_bench: %s\n", f.status().to_string().c_str());
+          return 1;
+        }
+        std::fputs(qb::format_first_call(*f).c_str(), stdout);
+        return 0;
+      }
+    }
+    std::fprintf(stderr, "qscheme_bench: QSCHEME_BENCH_FIRST_CALL_OF=%s names no first-call row\n", name);
+    return 2;
+  }
   // Figures for another target than the one QSCHEME_TARGET asks for would be mislabelled.
   if (const qscheme::Status st = qscheme::fast::target_env_status(); !st.ok()) {
     std::fprintf(stderr, "qscheme_bench: %s\n", st.to_string().c_str());
@@ -184,13 +318,42 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("baseline_two_pass_block_maxima", BM_baseline_two_pass_block_maxima)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
-  for (const qb::Kernel& k : qb::kernels()) {
-    std::string name = k.name;
+  benchmark::RegisterBenchmark("baseline_read4_write1_in_cache",
+                               [](benchmark::State& s) { BM_probe_in_cache(s, qb::Direction::quantize); })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_read1_write4_in_cache",
+                               [](benchmark::State& s) { BM_probe_in_cache(s, qb::Direction::dequantize); })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
+  auto row_name = [](const char* text) {
+    std::string name = text;
     for (char& c : name) c = c == ' ' ? '_' : c;
-    benchmark::RegisterBenchmark(name.c_str(), [&k](benchmark::State& s) { BM_kernel(s, k); })
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+    return name;
+  };
+  for (const qb::Kernel& k : qb::kernels()) {
+    const std::string name = row_name(k.name);
+    if (k.process_first_call) {
+      benchmark::RegisterBenchmark(name.c_str(), [&k](benchmark::State& s) { BM_process_first_call(s, k); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseManualTime()
+          ->Iterations(5);
+    } else if (k.in_cache) {
+      benchmark::RegisterBenchmark(name.c_str(), [&k](benchmark::State& s) { BM_kernel_in_cache(s, k); })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    } else {
+      benchmark::RegisterBenchmark(name.c_str(), [&k](benchmark::State& s) { BM_kernel(s, k); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   }
+  for (const qb::Peer& p : qb::peers()) {
+    benchmark::RegisterBenchmark(row_name(p.name).c_str(), [&p](benchmark::State& s) { BM_peer(s, p); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseManualTime();
+  }
+  if (const std::string why = qb::peers_absent_reason(); !why.empty()) std::fprintf(stderr, "qscheme_bench: %s\n", why.c_str());
   benchmark::RegisterBenchmark("quantize_encode_q8_0", [](benchmark::State& s) { BM_quantize_encode(s, "q8_0"); })
       ->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("quantize_encode_q4_0", [](benchmark::State& s) { BM_quantize_encode(s, "q4_0"); })

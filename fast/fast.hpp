@@ -123,3 +123,13 @@ bool set_target(const std::string& name);
 Status target_env_status();
 
 }  // namespace qscheme::fast
+
+// ---- a process's first call ----------------------------------------------------------------
+//
+// A process's first call runs the engine's code and touches its data for the first time, which
+// costs far more than the work of a small call (64K elements: 120-250 us against 6-12 us later on
+// the machine of docs/PERFORMANCE.md, "First calls"); what is set up once per process (the
+// Highway target and the kernel table, a few microseconds) is not where that time goes. A host
+// that minds its first call's latency quantizes one block (any scheme) at start-up; its first real
+// call then takes 2-3x a later one. The library does not do so at load time, where every process
+// that links it would pay for it.

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bench/baseline.hpp"
+#include "bench/peers.hpp"
 #include "scheme/float_bits.hpp"
 #include "scheme/ostream.hpp"
 #include "tests/support/run_process.hpp"
@@ -705,27 +706,78 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   const auto rows = nlohmann::json::parse(r.out);
   BOOST_REQUIRE(rows.is_array());
   std::vector<std::string> names;
+  std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : rows) {
     BOOST_REQUIRE(row.is_object());
-    BOOST_TEST(row.size() == 4u);
     BOOST_REQUIRE(row.contains("kernel") && row["kernel"].is_string());
     for (const char* k : {"elements_per_s", "gb_per_s", "ratio_to_baseline"}) {
       BOOST_REQUIRE(row.contains(k) && row[k].is_number());
       BOOST_TEST(row[k].get<double>() > 0.0);
     }
     names.push_back(row["kernel"].get<std::string>());
+    by_name[names.back()] = row;
   }
-  // The baselines, then every kernel of the bench's one list, in its order.
+  // The baselines, then every kernel of the bench's one list, in its order, then the peers this
+  // build has (none without XNNPACK).
   std::vector<std::string> expected{"baseline read4 write1",
                                     "baseline read1 write4",
                                     "baseline read4 write1 streaming",
                                     "baseline read1 write4 streaming",
                                     "baseline two-pass read4 read4 write0.5",
                                     "baseline two-pass prefetched",
-                                    "baseline two-pass block maxima"};
-  for (const auto& k : qscheme::bench::kernels()) expected.emplace_back(k.name);
-  BOOST_TEST(expected.size() > 20u);
+                                    "baseline two-pass block maxima",
+                                    "baseline read4 write1 in cache",
+                                    "baseline read1 write4 in cache"};
+  int in_cache = 0, first_calls = 0;
+  for (const auto& k : qscheme::bench::kernels()) {
+    expected.emplace_back(k.name);
+    in_cache += k.in_cache && !k.process_first_call;
+    first_calls += k.process_first_call;
+  }
+  BOOST_TEST(in_cache == 8);
+  BOOST_TEST(first_calls == 8);
+  for (const auto& p : qscheme::bench::peers()) expected.emplace_back(p.name);
+  BOOST_TEST(expected.size() > 40u);
   BOOST_TEST(names == expected, boost::test_tools::per_element());
+  // Each row holds the four keys; a process's first call adds its two times, their ratio and the
+  // page faults of the first call, a peer the qscheme row it is compared with and that row's throughput over the peer's.
+  for (const auto& k : qscheme::bench::kernels()) {
+    const nlohmann::json& row = by_name[k.name];
+    if (!k.process_first_call) {
+      BOOST_TEST(row.size() == 4u, k.name);
+      continue;
+    }
+    BOOST_TEST(row.size() == 8u, k.name);
+    for (const char* key : {"first_call_s", "later_call_s", "first_over_later"}) {
+      BOOST_REQUIRE_MESSAGE(row.contains(key) && row[key].is_number(), k.name);
+      BOOST_TEST(row[key].get<double>() > 0.0, k.name);
+    }
+    BOOST_REQUIRE_MESSAGE(row.contains("first_call_minor_faults") && row["first_call_minor_faults"].is_number_integer(),
+                          k.name);
+    BOOST_TEST(row["first_call_minor_faults"].get<long>() >= 0, k.name);
+    BOOST_TEST(row["first_over_later"].get<double>() ==
+                   row["first_call_s"].get<double>() / row["later_call_s"].get<double>(),
+               boost::test_tools::tolerance(1e-12));
+  }
+  for (const auto& p : qscheme::bench::peers()) {
+    const nlohmann::json& row = by_name[p.name];
+    BOOST_TEST(row.size() == 6u, p.name);
+    BOOST_TEST(row.value("qscheme_row", std::string()) == p.qscheme_row, p.name);
+    BOOST_TEST(by_name.count(p.qscheme_row) == 1u, p.name);
+    BOOST_REQUIRE_MESSAGE(row.contains("qscheme_over_peer") && row["qscheme_over_peer"].is_number(), p.name);
+    BOOST_TEST(row["qscheme_over_peer"].get<double>() > 0.0, p.name);
+  }
+  // The headers on this system say whether CMake had to find XNNPACK.
+#if __has_include(<xnnpack.h>) && __has_include(<pthreadpool.h>)
+  BOOST_TEST(qscheme::bench::peers().size() == 2u);
+  BOOST_TEST(qscheme::bench::peers_absent_reason().empty());
+#else
+  BOOST_TEST(qscheme::bench::peers().empty());
+  BOOST_TEST(qscheme::bench::peers_absent_reason().find("XNNPACK") != std::string::npos);
+  const Run text = qscheme_run({"bench", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1"});
+  expect_ok(text);
+  BOOST_TEST(text.out.find(qscheme::bench::peers_absent_reason()) != std::string::npos, describe(text));
+#endif
   expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
   for (const char* bad : {"-1", "4097"}) {  // CLI11's range check: at most 4 GiB is read
     const Run r2 = qscheme_run({"bench", "--evict-mib", bad, "--mib", "1"});

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "bench/baseline.hpp"
+#include "bench/first_call.hpp"
+#include "bench/peers.hpp"
 #include "fast/fast.hpp"
 #include "reference/reference.hpp"
 #include "scheme/space.hpp"
@@ -39,6 +41,7 @@ struct BenchArgs {
   std::optional<std::string> schemes;
   std::optional<std::string> target;
   std::optional<std::string> cpus;
+  std::optional<std::string> first_call_of;  // the child of a process_first_call row
 };
 
 struct Row {
@@ -46,6 +49,46 @@ struct Row {
   double elements_per_s;
   double gb_per_s;  // f32 data: the input of quantize, the output of dequantize
   double ratio_to_baseline;
+  // Further keys of this row's JSON object (a first call's times, a peer's comparison); printed
+  // after the row in the table.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+Row make_row(std::string name, std::size_t elements, double secs, double base_secs) {
+  const double eps = static_cast<double>(elements) / secs;
+  return {std::move(name), eps, eps * sizeof(float) / 1e9, base_secs > 0 ? base_secs / secs : 1.0};
+}
+
+const bench::Kernel* find_kernel(std::string_view name) {
+  for (const bench::Kernel& k : bench::kernels()) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+// The child of a `process_first_call` row (bench/first_call.hpp): its first call, then later
+// ones, printed for the parent. Nothing before it calls the engine.
+int run_first_call_child(const BenchArgs& args) {
+  const bench::Kernel* k = find_kernel(*args.first_call_of);
+  if (!k || !k->process_first_call) {
+    return report(Status(ErrorCode::invalid_argument, "--first-call-of: no such first-call row"));
+  }
+  auto f = bench::time_first_call(*k, bench::kInCacheElements, 20 * bench::kInCacheCalls);
+  if (!f) return report(f.status());
+  fmt::print("{}", bench::format_first_call(*f));
+  return kExitOk;
+}
+
+// The engine on one thread while it lives (in-cache rows), the previous count restored after.
+class OneThread {
+ public:
+  OneThread() : was_(fast::threads()) { (void)fast::set_threads(1); }
+  ~OneThread() { (void)fast::set_threads(was_); }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  unsigned was_;
 };
 
 int run_kernels(const BenchArgs& args) {
@@ -53,11 +96,6 @@ int run_kernels(const BenchArgs& args) {
   const unsigned threads = fast::threads();
   const bench::Buffer<float> x = bench::make_input(n);
   std::vector<Row> rows;
-  auto row = [&](std::string name, double secs, double base_eps) {
-    const double eps = static_cast<double>(n) / secs;
-    rows.push_back({std::move(name), eps, eps * sizeof(float) / 1e9, base_eps > 0 ? eps / base_eps : 1.0});
-    return eps;
-  };
   // The machine's speed drifts (a shared VM): each kernel's ratio is taken against baseline runs
   // interleaved with its own, best of --reps each, so both see the same conditions.
   bench::Buffer<std::uint8_t> q_out(n), dq_in(n);
@@ -72,29 +110,110 @@ int run_kernels(const BenchArgs& args) {
   };
   base(bench::Direction::quantize);  // warm-up, faults the pages in
   base(bench::Direction::dequantize);
+  // The in-cache rows' input and the probe's buffers (bench::probe_in_cache).
+  constexpr std::size_t nc = bench::kInCacheElements;
+  const bench::Buffer<float> xc = bench::make_input(nc);
+  bench::Buffer<std::uint8_t> qc(nc), dqc_in(nc);
+  bench::Buffer<float> dqc_out(nc);
+  for (std::size_t i = 0; i < nc; ++i) dqc_in[i] = static_cast<std::uint8_t>(i * 7);
+  auto probe = [&](bench::Direction d) { bench::probe_in_cache(d, xc.data(), qc.data(), dqc_in.data(), dqc_out.data()); };
+  // In-cache timings: kInCacheCalls calls each, so per call the time over kInCacheCalls.
+  const int cache_rounds = 4 * args.reps;
+  auto per_call = [](double batch) { return batch / bench::kInCacheCalls; };
   bench::CacheEvictor evict(args.evict_mib << 20);
   // One timed call, cold (CacheEvictor).
   auto timed = [&](auto f) {
     evict();
     return bench::best_seconds(1, f);
   };
-  double best_q = 1e300, best_dq = 1e300;
+  double best_q = 1e300, best_dq = 1e300, best_probe_q = 1e300, best_probe_dq = 1e300;
+  // The baseline rows: the best of every interleaved run of the direction's loop.
+  auto keep_best = [](bench::Direction d, double& q, double& dq, double t) {
+    double& b = d == bench::Direction::quantize ? q : dq;
+    b = std::min(b, t);
+  };
   std::vector<Row> kernel_rows;
   for (const bench::Kernel& k : bench::kernels()) {
+    double kbest = 1e300, bbest = 1e300;
+    if (k.process_first_call) {
+      std::vector<std::string> child{"bench", "--first-call-of", k.name};
+      if (args.target) child.insert(child.end(), {"--target", *args.target});
+      double later = 1e300;
+      long faults = 0;
+      for (int r = 0; r < args.reps; ++r) {
+        {
+          const OneThread one;
+          bbest = std::min(bbest, per_call(bench::best_seconds(1, [&] { probe(k.direction); })));
+        }
+        auto f = bench::first_call_in_child(child);
+        if (!f) return report(Status(f.status().code(), std::string(k.name) + ": " + f.status().message()));
+        if (f->first_s < kbest) faults = f->first_faults;
+        kbest = std::min(kbest, f->first_s);
+        later = std::min(later, f->later_s);
+      }
+      keep_best(k.direction, best_probe_q, best_probe_dq, bbest);
+      Row row = make_row(k.name, nc, kbest, bbest);
+      row.extra = {{"first_call_s", kbest}, {"later_call_s", later}, {"first_over_later", kbest / later},
+                   {"first_call_minor_faults", faults}};
+      kernel_rows.push_back(std::move(row));
+      continue;
+    }
+    if (k.in_cache) {
+      const OneThread one;
+      bench::KernelRun run(k, xc);
+      if (Status st = run.run(); !st.ok()) return report(Status(st.code(), std::string(k.name) + ": " + st.message()));
+      probe(k.direction);
+      Status last;
+      for (int r = 0; r < cache_rounds; ++r) {
+        bbest = std::min(bbest, per_call(bench::best_seconds(1, [&] { probe(k.direction); })));
+        kbest = std::min(kbest, per_call(bench::best_seconds(1, [&] {
+                                  for (int c = 0; c < bench::kInCacheCalls; ++c) last = run.run();
+                                })));
+        if (!last.ok()) return report(last);
+      }
+      keep_best(k.direction, best_probe_q, best_probe_dq, bbest);
+      kernel_rows.push_back(make_row(k.name, nc, kbest, bbest));
+      continue;
+    }
     bench::KernelRun run(k, x);
     if (Status st = run.run(); !st.ok()) return report(Status(st.code(), std::string(k.name) + ": " + st.message()));
     Status last;
-    double kbest = 1e300, bbest = 1e300;
     for (int r = 0; r < args.reps; ++r) {
       bbest = std::min(bbest, timed([&] { base(k.direction); }));
       run.before_timing();
       kbest = std::min(kbest, timed([&] { last = run.run(); }));
       if (!last.ok()) return report(last);
     }
-    (k.direction == bench::Direction::quantize ? best_q : best_dq) =
-        std::min(k.direction == bench::Direction::quantize ? best_q : best_dq, bbest);
-    const double eps = static_cast<double>(n) / kbest;
-    kernel_rows.push_back({k.name, eps, eps * sizeof(float) / 1e9, eps / (static_cast<double>(n) / bbest)});
+    keep_best(k.direction, best_q, best_dq, bbest);
+    kernel_rows.push_back(make_row(k.name, n, kbest, bbest));
+  }
+  // The peers (bench/peers.hpp): each timed interleaved with its plain baseline and with the
+  // qscheme row it pairs with, on that row's input.
+  std::vector<Row> peer_rows;
+  for (const bench::Peer& p : bench::peers()) {
+    auto fail = [&](const Status& st) { return report(Status(st.code(), std::string(p.name) + ": " + st.message())); };
+    const bench::Kernel* k = find_kernel(p.qscheme_row);
+    if (!k) return fail(Status(ErrorCode::internal, std::string("no row ") + p.qscheme_row));
+    bench::KernelRun qrun(*k, x);
+    if (Status st = qrun.run(); !st.ok()) return fail(st);
+    auto in = bench::peer_input(qrun, p.direction, threads);
+    if (!in) return fail(in.status());
+    auto peer = bench::make_peer_run(p, *in);
+    if (!peer) return fail(peer.status());
+    if (Status st = (*peer)->run(); !st.ok()) return fail(st);
+    double pbest = 1e300, qbest = 1e300, bbest = 1e300;
+    Status qlast, plast;
+    for (int r = 0; r < args.reps; ++r) {
+      bbest = std::min(bbest, timed([&] { base(p.direction); }));
+      qbest = std::min(qbest, timed([&] { qlast = qrun.run(); }));
+      pbest = std::min(pbest, timed([&] { plast = (*peer)->run(); }));
+      if (!qlast.ok()) return fail(qlast);
+      if (!plast.ok()) return fail(plast);
+    }
+    keep_best(p.direction, best_q, best_dq, bbest);
+    Row row = make_row(p.name, n, pbest, bbest);
+    row.extra = {{"qscheme_row", p.qscheme_row}, {"qscheme_over_peer", pbest / qbest}};
+    peer_rows.push_back(std::move(row));
   }
   // The streaming-store loops and the two-pass bound of two-level kernels (bench/baseline.hpp),
   // each interleaved with its plain loop and shown as a ratio to it.
@@ -112,22 +231,26 @@ int run_kernels(const BenchArgs& args) {
     mbase = std::min(mbase, timed([&] { base(bench::Direction::quantize); }));
     mbest = std::min(mbest, timed([&] { bench::baseline_two_pass_block_maxima(x.data(), q_out.data(), n, threads); }));
   }
-  const double nd = static_cast<double>(n);
-  row("baseline read4 write1", best_q, 0);
-  row("baseline read1 write4", best_dq, 0);
-  row("baseline read4 write1 streaming", sq, nd / sq_base);
-  row("baseline read1 write4 streaming", sdq, nd / sdq_base);
-  row("baseline two-pass read4 read4 write0.5", tbest, nd / tbase);
-  row("baseline two-pass prefetched", pbest, nd / pbase);
-  row("baseline two-pass block maxima", mbest, nd / mbase);
+  rows.push_back(make_row("baseline read4 write1", n, best_q, 0));
+  rows.push_back(make_row("baseline read1 write4", n, best_dq, 0));
+  rows.push_back(make_row("baseline read4 write1 streaming", n, sq, sq_base));
+  rows.push_back(make_row("baseline read1 write4 streaming", n, sdq, sdq_base));
+  rows.push_back(make_row("baseline two-pass read4 read4 write0.5", n, tbest, tbase));
+  rows.push_back(make_row("baseline two-pass prefetched", n, pbest, pbase));
+  rows.push_back(make_row("baseline two-pass block maxima", n, mbest, mbase));
+  rows.push_back(make_row("baseline read4 write1 in cache", nc, best_probe_q, 0));
+  rows.push_back(make_row("baseline read1 write4 in cache", nc, best_probe_dq, 0));
   rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
+  rows.insert(rows.end(), peer_rows.begin(), peer_rows.end());
   if (args.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const Row& r : rows) {
-      j.push_back({{"kernel", r.kernel},
-                   {"elements_per_s", r.elements_per_s},
-                   {"gb_per_s", r.gb_per_s},
-                   {"ratio_to_baseline", r.ratio_to_baseline}});
+      nlohmann::json o = {{"kernel", r.kernel},
+                          {"elements_per_s", r.elements_per_s},
+                          {"gb_per_s", r.gb_per_s},
+                          {"ratio_to_baseline", r.ratio_to_baseline}};
+      o.update(r.extra);
+      j.push_back(std::move(o));
     }
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
@@ -147,9 +270,29 @@ int run_kernels(const BenchArgs& args) {
              "twice; its prefetched row runs the engine's max |x| pass and a prefetching second pass; the block "
              "maxima row moves nvfp4's own bytes (its prepass, then codes and scales) with no arithmetic in the "
              "second pass\n");
-  fmt::print("{:<40} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
+  fmt::print("in cache: {} elements ({} KiB of f32) on one thread, warm, {} calls per timing, best of {}, against "
+             "the in-cache probe (the plain loops on buffers that stay in L2); a process's first call: the "
+             "bench run again as a child process, best of {} children, against its best later call\n",
+             nc, nc * sizeof(float) / 1024, bench::kInCacheCalls, cache_rounds, args.reps);
+  if (const std::string why = bench::peers_absent_reason(); !why.empty()) {
+    fmt::print("{}\n", why);
+  } else {
+    fmt::print("peers: other libraries' operators on the same input as the qscheme row named, ratio to the same "
+               "baseline; qscheme/peer is the qscheme row's throughput over the peer's, timed interleaved\n");
+  }
+  fmt::print("{:<64} {:>14} {:>10} {:>12}\n", "kernel", "elements/s", "GB/s f32", "vs baseline");
   for (const Row& r : rows) {
-    fmt::print("{:<40} {:>14.4g} {:>10.3f} {:>12.3f}\n", r.kernel, r.elements_per_s, r.gb_per_s, r.ratio_to_baseline);
+    std::string note;
+    if (r.extra.contains("first_over_later")) {
+      note = fmt::format("  first {:.1f} us ({} page faults), later {:.1f} us: {:.2f}x",
+                         r.extra["first_call_s"].get<double>() * 1e6, r.extra["first_call_minor_faults"].get<long>(),
+                         r.extra["later_call_s"].get<double>() * 1e6, r.extra["first_over_later"].get<double>());
+    } else if (r.extra.contains("qscheme_over_peer")) {
+      note = fmt::format("  qscheme/peer {:.3f} ({})", r.extra["qscheme_over_peer"].get<double>(),
+                         r.extra["qscheme_row"].get<std::string>());
+    }
+    fmt::print("{:<64} {:>14.4g} {:>10.3f} {:>12.3f}{}\n", r.kernel, r.elements_per_s, r.gb_per_s,
+               r.ratio_to_baseline, note);
   }
   return kExitOk;
 }
@@ -300,6 +443,8 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--cpus", args->cpus,
                   "run on these CPUs only, e.g. 0 or 0,2-3 (threads default to their count); figures differ "
                   "between the CPUs of a virtual machine");
+  // The bench runs itself with this to time a process's first call (bench/first_call.hpp).
+  app->add_option("--first-call-of", args->first_call_of, "")->group("");
   out.push_back({app, [args] {
                    std::optional<std::string> threads = args->threads;
                    if (args->cpus) {
@@ -312,6 +457,7 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
                    if (args->target) {
                      if (Status st = apply_target(*args->target); !st.ok()) return report(st);
                    }
+                   if (args->first_call_of) return run_first_call_child(*args);
                    return args->vs_reference ? run_vs_reference(*args) : run_kernels(*args);
                  }});
 }
