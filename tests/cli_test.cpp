@@ -147,35 +147,39 @@ BOOST_AUTO_TEST_CASE(schemes_summary_and_rows) {
   const Run r = qscheme_run({"schemes"});
   expect_ok(r);
   const auto ls = lines(r.out);
-  BOOST_REQUIRE(!ls.empty());
-  BOOST_TEST(ls.back().rfind("19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls.back());
+  BOOST_REQUIRE(ls.size() >= 2u);
+  BOOST_TEST(ls[ls.size() - 2].rfind("burn space: 19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls[ls.size() - 2]);
+  BOOST_TEST(ls.back().rfind("extension space: 720 tuples: 150 supported, 570 rejected", 0) == 0u, ls.back());
   int supported = 0, rejected = 0;
   for (const auto& l : ls) {
     supported += l.rfind("supported  ", 0) == 0;
     rejected += l.rfind("rejected   ", 0) == 0;
   }
-  BOOST_TEST(supported == 1599);
-  BOOST_TEST(rejected == 18057);
+  BOOST_TEST(supported == 1599 + 150);
+  BOOST_TEST(rejected == 18057 + 570);
 
   const Run j = qscheme_run({"schemes", "--json"});
   expect_ok(j);
   const auto rows = nlohmann::json::parse(j.out);
   BOOST_REQUIRE(rows.is_array());
-  BOOST_TEST(rows.size() == 19656u);
-  int json_supported = 0;
+  BOOST_TEST(rows.size() == 19656u + 720u);
+  std::map<std::string, int> json_supported;
   for (const auto& row : rows) {
-    BOOST_REQUIRE(row.contains("scheme") && row.contains("supported") && row.contains("error") && row.contains("message"));
+    BOOST_REQUIRE((row.contains("scheme") && row.contains("space") && row.contains("supported") &&
+                   row.contains("error") && row.contains("message")));
     if (row["supported"].get<bool>()) {
-      ++json_supported;
+      ++json_supported[row["space"].get<std::string>()];
       BOOST_REQUIRE(row["error"].is_null());
     } else {
       BOOST_REQUIRE(row["error"].is_string());
     }
   }
-  BOOST_TEST(json_supported == 1599);
-  BOOST_TEST(j.err.find("19656 tuples: 1599 supported") != std::string::npos, j.err);
+  BOOST_TEST(json_supported["burn"] == 1599);
+  BOOST_TEST(json_supported["extension"] == 150);
+  BOOST_TEST(j.err.find("burn space: 19656 tuples: 1599 supported") != std::string::npos, j.err);
+  BOOST_TEST(j.err.find("extension space: 720 tuples: 150 supported") != std::string::npos, j.err);
   const auto only = nlohmann::json::parse(qscheme_run({"schemes", "--json", "--supported"}).out);
-  BOOST_TEST(only.size() == 1599u);
+  BOOST_TEST(only.size() == 1599u + 150u);
   const Run presets = qscheme_run({"schemes", "--presets", "--json"});
   expect_ok(presets);
   BOOST_TEST(nlohmann::json::parse(presets.out).size() >= 1u);
