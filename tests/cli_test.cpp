@@ -218,6 +218,29 @@ BOOST_AUTO_TEST_CASE(verify_passes) {
 // ---------------------------------------------------------------------------------------------
 // quantize / dequantize.
 
+// An extension kind: the default (fast) engine refuses it with a typed error that names the way
+// out; the reference engine quantizes with given scales, and refuses to calibrate an unsigned kind.
+BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {-1.0f, 0.25f, 0.75f, 300.0f});
+  write_npy(tmp / "s.npy", {1}, {0.5f});
+  const Run fast = qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy",
+                                "--output", tmp / "q.json"});
+  expect_user_error(fast, "unsupported-engine");
+  BOOST_TEST(fast.err.find("use --engine reference") != std::string::npos, fast.err);
+  expect_ok(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy", "--output",
+                         tmp / "q.json", "--engine", "reference"}));
+  auto q = io::qjson::read(slurp(tmp / "q.json"));
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->codes == (std::vector<std::int32_t>{0, 0, 2, 255}), boost::test_tools::per_element());
+  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}), "unsupported-engine");
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy", "--engine", "reference"}));
+  BOOST_TEST(read_npy(tmp / "y.npy") == (std::vector<float>{0, 0, 1.0f, 127.5f}), boost::test_tools::per_element());
+  expect_user_error(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--output", tmp / "q.json",
+                                 "--engine", "reference"}),
+                    "unsupported-profile");
+}
+
 BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
   const auto doc = golden();
   const nlohmann::json* v = nullptr;
