@@ -239,6 +239,15 @@ BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
   expect_user_error(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--output", tmp / "q.json",
                                  "--engine", "reference"}),
                     "unsupported-profile");
+  // check and stats, which run the fast engine by default, compute an extension kind with the
+  // reference instead of failing.
+  expect_ok(qscheme_run({"quantize", "--scheme", "i16", "--input", tmp / "x.npy", "--output", tmp / "qi.json",
+                         "--engine", "reference"}));
+  const Run same = qscheme_run({"check", "--scheme", "i16", "--input", tmp / "x.npy", "--candidate", tmp / "qi.json"});
+  BOOST_TEST(same.status == 0, describe(same));
+  const Run stats = qscheme_run({"stats", "--input", tmp / "x.npy", "--schemes", "i16"});
+  expect_ok(stats);
+  BOOST_TEST(stats.out.find("i16") != std::string::npos, stats.out);
 }
 
 BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
