@@ -23,6 +23,7 @@ static_assert(static_cast<int>(ErrorCode::size_mismatch) == QSCHEME_SIZE_MISMATC
 static_assert(static_cast<int>(ErrorCode::corrupt_bytes) == QSCHEME_CORRUPT_BYTES);
 static_assert(static_cast<int>(ErrorCode::invalid_argument) == QSCHEME_INVALID_ARGUMENT);
 static_assert(static_cast<int>(ErrorCode::internal) == QSCHEME_INTERNAL);
+static_assert(static_cast<int>(ErrorCode::unsupported_engine) == QSCHEME_UNSUPPORTED_ENGINE);
 static_assert(static_cast<int>(ErrorCode::non_finite_input) == QSCHEME_NON_FINITE_INPUT);
 static_assert(static_cast<int>(ErrorCode::unsupported_profile) == QSCHEME_UNSUPPORTED_PROFILE);
 static_assert(QSCHEME_MAX_THREADS == qscheme::fast::kMaxThreads);
@@ -100,10 +101,10 @@ qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, s
 extern "C" {
 
 const char* qscheme_status_name(int status) {
-  if (status < 0 || status > QSCHEME_INTERNAL) return "unknown";
-  static std::string names[QSCHEME_INTERNAL + 1];
+  if (status < 0 || status > QSCHEME_UNSUPPORTED_ENGINE) return "unknown";
+  static std::string names[QSCHEME_UNSUPPORTED_ENGINE + 1];
   static const bool init = [] {
-    for (int i = 0; i <= QSCHEME_INTERNAL; ++i) names[i] = std::string(qscheme::to_code(static_cast<ErrorCode>(i)));
+    for (int i = 0; i <= QSCHEME_UNSUPPORTED_ENGINE; ++i) names[i] = std::string(qscheme::to_code(static_cast<ErrorCode>(i)));
     return true;
   }();
   (void)init;

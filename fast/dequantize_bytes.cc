@@ -12,6 +12,7 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
+#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
@@ -31,6 +32,7 @@ Status general_dequantize(const Scheme& scheme, Shape shape, const std::uint8_t*
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_bytes(scheme, shape, len);
   if (!lr) return lr.status();
   const Layout& l = *lr;

@@ -17,6 +17,7 @@
 #include "fast/plan.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/big_buffer.hpp"
+#include "fast/support/extension_kinds.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "fast/support/parallel.hpp"
 #include "fast/support/run_rows.hpp"
@@ -57,6 +58,7 @@ Status check_given(const GivenScales& gs, const Layout& l, bool two) {
 
 Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                      std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
   if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
   auto lr = layout_for_values(scheme, shape, n);
@@ -277,6 +279,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuf
 // instead of two); the error reported is the same first bad code. Only for the exact and onnx
 // profiles, whose other checks all come before the codes'.
 Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool out_private = false) {
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(q.scheme, q.shape));
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -469,6 +472,7 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(q.scheme, q.shape));
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -486,6 +490,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
 
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_bytes(scheme, shape, bytes.size());
   if (!lr) return lr.status();
   const Layout& l = *lr;

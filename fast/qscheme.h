@@ -46,7 +46,8 @@ typedef enum qscheme_status {
   QSCHEME_UNSUPPORTED_PROFILE = 19,
   QSCHEME_INVALID_ARGUMENT = 20,    /* NULL pointer, unknown enum value */
   QSCHEME_IO_ERROR = 21,
-  QSCHEME_INTERNAL = 22             /* a bug (or out of memory) */
+  QSCHEME_INTERNAL = 22,            /* a bug (or out of memory) */
+  QSCHEME_UNSUPPORTED_ENGINE = 23   /* the fast engine lacks the scheme: use the reference engine */
 } qscheme_status;
 
 typedef enum qscheme_profile { QSCHEME_PROFILE_EXACT = 0, QSCHEME_PROFILE_BURN = 1 } qscheme_profile;

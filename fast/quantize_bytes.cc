@@ -20,6 +20,7 @@
 #include "fast/scales.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
+#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
@@ -139,6 +140,7 @@ bool burn_divisor_of(double c, bool two, float g, float* eb) {
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;

@@ -148,7 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int any = static_cast<int>(static_cast<std::int8_t>(t.b[12])) * 256 + t.b[13];
     const char* name = qscheme_status_name(any);
     FUZZ_ASSERT(name != nullptr && name[0] != '\0');
-    if (any >= 0 && any <= QSCHEME_INTERNAL) FUZZ_ASSERT(to_code(static_cast<ErrorCode>(any)) == name);
+    if (any >= 0 && any <= QSCHEME_UNSUPPORTED_ENGINE) FUZZ_ASSERT(to_code(static_cast<ErrorCode>(any)) == name);
     else FUZZ_ASSERT(std::string(name) == "unknown");
     return 0;
   }

@@ -173,6 +173,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const auto rq = reference::quantize(p.scheme, p.shape, x, o);
+  if (info(p.scheme.value).extension) {
+    // The reference alone: its tensor survives its bytes; the fast engine refuses with a typed
+    // error and leaves the output as it was.
+    const std::string ctx = describe(p, o, x.size(), "auto");
+    if (rq.ok()) {
+      const auto b = reference::encode(*rq);
+      FUZZ_ASSERT_MSG(b.ok(), ctx + "\nencode failed: " + b.status().to_string());
+      const auto back = reference::decode(p.scheme, p.shape, *b, rq->profile);
+      FUZZ_ASSERT_MSG(back.ok(), ctx + "\ndecode of encoded bytes failed: " + back.status().to_string());
+      fuzz::require_same_tensor(ctx, "quantized", *rq, "decoded", *back);
+    }
+    fuzz::require_fast_refusal(ctx, "quantize", p.scheme, p.shape, fast::quantize(p.scheme, p.shape, x, o).status());
+    const auto l = make_layout(p.scheme, p.shape);
+    std::vector<std::uint8_t> out(l.ok() && l->total_bytes <= (1u << 22) ? static_cast<std::size_t>(l->total_bytes) : 0,
+                                  0xA5);
+    fuzz::require_fast_refusal(ctx, "quantize_to_bytes", p.scheme, p.shape,
+                               fast::quantize_to_bytes(p.scheme, p.shape, x.data(), x.size(), o, out.data(), out.size()));
+    for (std::uint8_t v : out) FUZZ_ASSERT_MSG(v == 0xA5, ctx + "\nquantize_to_bytes wrote on error");
+    return 0;
+  }
   compare_fast(describe(p, o, x.size(), "auto"), p, x, o, rq);
 
   if (kForceTarget && p.target != 0) {

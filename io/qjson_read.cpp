@@ -251,13 +251,16 @@ class QjsonReader {
   // accept the same codes and scales (those of values.hpp), so "profile" may come at any place.
   Rules rules() const { return rules_ ? *rules_ : profile_rules(Profile::exact); }
 
-  // The field of every code the rules accept (fields are at most 8 bits: codes lie in
-  // [-128, 255]); kNoField for the others.
+  // The field of every code the rules accept (the codes a kind's bits can hold: [-128, 255]
+  // for the 8-bit and narrower kinds, [-32768, 65535] with i16 and u16); kNoField for the others.
   Status fill_code_fields() {
     const Rules r = rules();
-    for (int c = -128; c < 256; ++c) {
-      field_of_[static_cast<std::size_t>(c + 128)] =
-          code_allowed(r, scheme_->value, c) ? static_cast<std::uint16_t>(reference::field_of_code(*scheme_, c)) : kNoField;
+    const bool wide = info(scheme_->value).bits > 8;
+    first_code_ = wide ? -32768 : -128;
+    field_of_.assign(wide ? 98304 : 384, kNoField);
+    for (std::size_t k = 0; k < field_of_.size(); ++k) {
+      const auto c = static_cast<std::int32_t>(k) + first_code_;
+      if (code_allowed(r, scheme_->value, c)) field_of_[k] = reference::field_of_code(*scheme_, c);
     }
     return {};
   }
@@ -325,7 +328,9 @@ class QjsonReader {
   Status put_code(std::int32_t c) {
     const std::uint64_t i = codes_++;
     if (i >= layout_->elements) return {};  // counted; the count is the error
-    const std::uint16_t field = c < -128 || c > 255 ? kNoField : field_of_[static_cast<std::size_t>(c + 128)];
+    const std::int64_t k = static_cast<std::int64_t>(c) - first_code_;
+    const std::uint32_t field =
+        k < 0 || k >= static_cast<std::int64_t>(field_of_.size()) ? kNoField : field_of_[static_cast<std::size_t>(k)];
     if (field == kNoField) {
       const Status st = errors::bad_code(i, scheme_->value, c);
       return fail(st.code(), st.message(), st.index());
@@ -561,8 +566,9 @@ class QjsonReader {
   std::optional<Layout> layout_;
   std::optional<ScaleNumbers> scale_numbers_;
   std::optional<CodeWalk> walk_;
-  static constexpr std::uint16_t kNoField = 0xFFFF;
-  std::array<std::uint16_t, 384> field_of_{};
+  static constexpr std::uint32_t kNoField = 0xFFFFFFFF;
+  std::vector<std::uint32_t> field_of_;
+  std::int32_t first_code_ = -128;
   std::vector<std::uint8_t> bytes_;
   // Codes and scales read before the layout was known.
   std::vector<std::int32_t> pending_codes_;

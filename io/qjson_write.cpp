@@ -111,16 +111,17 @@ Status check_fields(const Scheme& s, const Rules& r, const Layout& l, std::span<
   }
   const ValueInfo& vi = info(s.value);
   if (s.store.kind == StoreKind::native && vi.bits < 8) {
-    const std::int32_t lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
-    const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
+    const std::int32_t lo = vi.is_float ? 0 : full_lo(s.value);
+    const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : full_hi(s.value);
     for (std::uint64_t i = 0; i < l.elements; ++i) {
       const std::int32_t c = reference::code_of_field(s, bytes[i]);
       if (c < lo || c > hi) return errors::bad_native_byte(i, s.value, bytes[i]);
     }
   }
-  // Fields are at most 8 bits wide: whether each holds a code, decided once.
-  std::array<bool, 256> valid{};
-  for (std::uint32_t f = 0; f < 256; ++f) valid[f] = code_allowed(r, s.value, reference::code_of_field(s, f));
+  // Fields are at most 16 bits wide (a native i16 or u16): whether each holds a code, decided once.
+  const int field_bits = reference::field_bits(s);
+  std::vector<bool> valid(std::size_t{1} << field_bits);
+  for (std::uint32_t f = 0; f < valid.size(); ++f) valid[f] = code_allowed(r, s.value, reference::code_of_field(s, f));
   CodeWalk walk(s, l);
   for (std::uint64_t e = 0; e < l.elements; ++e, walk.next()) {
     const std::uint32_t f = walk.field(bytes);
@@ -179,9 +180,9 @@ Status write(const Scheme& s, const Rules& r, Shape shape, std::span<const std::
     QSCHEME_RETURN_IF_ERROR(out.put_int(static_cast<std::int64_t>(shape[i])));  // < 2^63: make_layout
   }
   QSCHEME_RETURN_IF_ERROR(out.put("],\n \"codes\": ["));
-  // The text of every field's code, a comma first, made once (fields are at most 8 bits wide).
-  std::array<std::string, 256> code_text;
-  for (std::uint32_t f = 0; f < 256; ++f) code_text[f] = "," + std::to_string(reference::code_of_field(s, f));
+  // The text of every field's code, a comma first, made once (fields are at most 16 bits wide).
+  std::vector<std::string> code_text(std::size_t{1} << reference::field_bits(s));
+  for (std::uint32_t f = 0; f < code_text.size(); ++f) code_text[f] = "," + std::to_string(reference::code_of_field(s, f));
   CodeWalk walk(s, l);
   for (std::uint64_t e = 0; e < l.elements; ++e, walk.next()) {
     const std::string& t = code_text[walk.field(bytes)];

@@ -74,10 +74,10 @@ Result<QuantizedTensor> decode_burn(QuantizedTensor q, Shape shape, std::span<co
   }
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
-    // One byte a code: a sub-byte integer must be its canonical sign extension, an e2m1 pattern
-    // must leave the high nibble zero.
-    const std::int32_t lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
-    const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
+    // One byte a code: a sub-byte integer must be its canonical sign (or zero) extension, an
+    // e2m1 pattern must leave the high nibble zero.
+    const std::int32_t lo = vi.is_float ? 0 : full_lo(scheme.value);
+    const std::int32_t hi = vi.is_float ? (1 << vi.bits) - 1 : full_hi(scheme.value);
     for (std::size_t i = 0; i < q.codes.size(); ++i) {
       if (q.codes[i] < lo || q.codes[i] > hi) {
         return errors::bad_native_byte(i, scheme.value, bytes[i]);

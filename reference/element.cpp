@@ -187,8 +187,8 @@ std::int32_t clamp(const Integer& n, std::int32_t lo, std::int32_t hi) {
 
 Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, const Quot& t) {
   const ValueInfo& vi = info(v);
-  const std::int32_t full_lo = -(1 << (vi.bits - 1));
-  const std::int32_t full_hi = (1 << (vi.bits - 1)) - 1;
+  const std::int32_t full_lo = qscheme::full_lo(v);
+  const std::int32_t full_hi = qscheme::full_hi(v);
   const bool full = r.saturation == Saturation::full_range;
   const std::int32_t lo = full ? full_lo : vi.lo;
   const std::int32_t hi = full ? full_hi : vi.hi;
@@ -203,6 +203,7 @@ Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, c
     }
     case Saturation::none: {
       const Rounded n = t.kind == Quot::finite ? round_integer(t, r.ties, vi.lo) : Rounded{};
+      if (vi.is_unsigned) return static_cast<std::int32_t>(x86_int32(t, n) & ((std::int64_t{1} << vi.bits) - 1));
       return wrap(x86_int32(t, n), vi.bits);
     }
     case Saturation::upper_only: {

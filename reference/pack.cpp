@@ -29,7 +29,10 @@ Lines lines_of(const Layout& l) {
 
 }  // namespace
 
-int field_bits(const Scheme& s) { return s.store.kind == StoreKind::native ? 8 : info(s.value).bits; }
+// A native code takes a whole byte, or two for the 16-bit kinds.
+int field_bits(const Scheme& s) {
+  return s.store.kind == StoreKind::native ? (info(s.value).bits > 8 ? 16 : 8) : info(s.value).bits;
+}
 
 std::uint32_t field_of_code(const Scheme& s, std::int32_t code) {
   const int bits = field_bits(s);
@@ -39,7 +42,7 @@ std::uint32_t field_of_code(const Scheme& s, std::int32_t code) {
 
 std::int32_t code_of_field(const Scheme& s, std::uint32_t field) {
   const int bits = field_bits(s);
-  if (info(s.value).is_float) return static_cast<std::int32_t>(field);
+  if (info(s.value).is_float || info(s.value).is_unsigned) return static_cast<std::int32_t>(field);
   // Two's complement sign extension from `bits`.
   const std::uint32_t sign = 1u << (bits - 1);
   return static_cast<std::int32_t>(field ^ sign) - static_cast<std::int32_t>(sign);

@@ -41,7 +41,9 @@ Result<std::pair<Scheme, std::size_t>> decode_scheme_prefix(std::span<const std:
     return bad(bytes.size(), "truncated header: need 8 bytes, have " + std::to_string(bytes.size()));
   }
   Scheme s;
-  if (bytes[1] >= kAllValues.size()) return bad(1, "value " + std::to_string(bytes[1]) + " is not 0..8");
+  if (bytes[1] >= kAllValues.size()) {
+    return bad(1, "value " + std::to_string(bytes[1]) + " is not 0..8 (Burn's kinds) or 9..13 (the extension kinds)");
+  }
   s.value = static_cast<Value>(bytes[1]);
   if (bytes[2] > 2) return bad(2, "store kind " + std::to_string(bytes[2]) + " is not 0..2");
   const auto kind = static_cast<StoreKind>(bytes[2]);

@@ -174,8 +174,10 @@ Status bad_native_byte(std::uint64_t element, Value v, std::uint8_t byte) {
   return {ErrorCode::corrupt_bytes,
           "element " + str(element) + ": byte " + std::to_string(byte) +
               (vi.is_float ? " has a non-zero high nibble; a native e2m1 code takes the low nibble only"
-                           : " is not the sign extension of a " + std::to_string(vi.bits) + "-bit " +
-                                 std::string(vi.name) + " code"),
+                           : vi.is_unsigned ? " is past the largest " + std::to_string(vi.bits) + "-bit " +
+                                                  std::string(vi.name) + " code, " + std::to_string(vi.hi)
+                                            : " is not the sign extension of a " + std::to_string(vi.bits) + "-bit " +
+                                                  std::string(vi.name) + " code"),
           element};
 }
 

@@ -259,6 +259,12 @@ Status validate_rules(const Rules& r, const Scheme& s, Calibration c, bool given
     if (c != Calibration::minmax) return unsupported("scale=" + rule + " follows max |x|; use calibration minmax");
     if (r.statistic != Statistic::magnitude) return unsupported("scale=" + rule + " needs statistic=magnitude");
   }
+  if (vi.is_unsigned && !given) {
+    // (hi - lo) / 2 of [0, 2^bits - 1] would put 0 at mid-range: a symmetric scale cannot use an
+    // unsigned kind's codes, so sym mode takes the caller's scales only (ONNX's zero point 0).
+    return unsupported(std::string(vi.name) + " is unsigned: sym mode has no calibration for it (negative "
+                       "values have no codes); give the scales (--scales)");
+  }
   if (r.statistic == Statistic::signed_max) {
     if (vi.is_float || vi.lo != -vi.hi - 1) {
       return unsupported("statistic=signed-max divides by lo; it needs an integer kind with lo = -(hi + 1) "
@@ -313,8 +319,8 @@ bool code_allowed(const Rules& r, Value v, std::int32_t code) {
   if (!vi.is_float) {
     const bool full = r.saturation == Saturation::full_range || r.saturation == Saturation::none ||
                       r.saturation == Saturation::int32_min_then_full_range;
-    const std::int32_t lo = full ? -(1 << (vi.bits - 1)) : vi.lo;
-    const std::int32_t hi = full ? (1 << (vi.bits - 1)) - 1 : vi.hi;
+    const std::int32_t lo = full ? full_lo(v) : vi.lo;
+    const std::int32_t hi = full ? full_hi(v) : vi.hi;
     return code >= lo && code <= hi;
   }
   if (!code_problem(v, code)) return true;

@@ -30,18 +30,28 @@ BlockSize BlockSize::of(std::initializer_list<std::uint8_t> extents) {
 }
 
 const ValueInfo& info(Value v) {
-  static constexpr std::array<ValueInfo, 9> kInfo{{
-      {"q8f", 8, -128, 127, false},
-      {"q8s", 8, -127, 127, false},
-      {"q4f", 4, -8, 7, false},
-      {"q4s", 4, -7, 7, false},
-      {"q2f", 2, -2, 1, false},
-      {"q2s", 2, -1, 1, false},
-      {"e4m3", 8, -448, 448, true},
-      {"e5m2", 8, -57344, 57344, true},
-      {"e2m1", 4, -6, 6, true},
+  static constexpr std::array<ValueInfo, kAllValues.size()> kInfo{{
+      {"q8f", 8, -128, 127, false, false, false},
+      {"q8s", 8, -127, 127, false, false, false},
+      {"q4f", 4, -8, 7, false, false, false},
+      {"q4s", 4, -7, 7, false, false, false},
+      {"q2f", 2, -2, 1, false, false, false},
+      {"q2s", 2, -1, 1, false, false, false},
+      {"e4m3", 8, -448, 448, true, false, false},
+      {"e5m2", 8, -57344, 57344, true, false, false},
+      {"e2m1", 4, -6, 6, true, false, false},
+      {"u8", 8, 0, 255, false, true, true},
+      {"u4", 4, 0, 15, false, true, true},
+      {"u2", 2, 0, 3, false, true, true},
+      {"i16", 16, -32768, 32767, false, false, true},
+      {"u16", 16, 0, 65535, false, true, true},
   }};
   return kInfo[static_cast<std::size_t>(v)];
+}
+
+std::int32_t full_lo(Value v) { return info(v).is_unsigned ? 0 : -(1 << (info(v).bits - 1)); }
+std::int32_t full_hi(Value v) {
+  return info(v).is_unsigned ? (1 << info(v).bits) - 1 : (1 << (info(v).bits - 1)) - 1;
 }
 
 const ScaleDtypeInfo& info(ScaleDtype d) {

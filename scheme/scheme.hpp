@@ -14,11 +14,17 @@
 
 namespace qscheme {
 
-// Logical type of one quantized element.
-enum class Value : std::uint8_t { q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2, e2m1 };
-inline constexpr std::array kAllValues{Value::q8f,  Value::q8s,  Value::q4f,
-                                       Value::q4s,  Value::q2f,  Value::q2s,
-                                       Value::e4m3, Value::e5m2, Value::e2m1};
+// Logical type of one quantized element. The first nine are Burn's QuantValue, with Burn's
+// meaning and binary bytes (0..8); the rest are qscheme's extension beyond Burn: ONNX's
+// unsigned and 16-bit integer types, with ONNX's ranges (docs/SEMANTICS.md section 12).
+enum class Value : std::uint8_t { q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2, e2m1, u8, u4, u2, i16, u16 };
+inline constexpr std::array kBurnValues{Value::q8f,  Value::q8s,  Value::q4f,
+                                        Value::q4s,  Value::q2f,  Value::q2s,
+                                        Value::e4m3, Value::e5m2, Value::e2m1};
+inline constexpr std::array kExtensionValues{Value::u8, Value::u4, Value::u2, Value::i16, Value::u16};
+inline constexpr std::array kAllValues{Value::q8f,  Value::q8s,  Value::q4f, Value::q4s, Value::q2f,
+                                       Value::q2s,  Value::e4m3, Value::e5m2, Value::e2m1, Value::u8,
+                                       Value::u4,   Value::u2,   Value::i16,  Value::u16};
 
 enum class StoreKind : std::uint8_t { native, packed_native, packed_u32 };
 
@@ -103,8 +109,14 @@ struct ValueInfo {
   std::int32_t lo;
   std::int32_t hi;
   bool is_float;
+  bool is_unsigned;  // codes 0..2^bits-1 (stored as such); else two's complement or a minifloat
+  bool extension;    // qscheme's extension beyond Burn's QuantValue
 };
 const ValueInfo& info(Value v);
+// The widest integer range a kind's bits hold: [-2^(bits-1), 2^(bits-1) - 1], or [0, 2^bits - 1]
+// for an unsigned kind (precondition: an integer kind).
+std::int32_t full_lo(Value v);
+std::int32_t full_hi(Value v);
 
 // Facts of a scale dtype.
 struct ScaleDtypeInfo {

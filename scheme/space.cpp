@@ -16,7 +16,35 @@ const std::vector<Scheme>& tuple_space() {
       for (const BlockSize& b : sizes) blocks.emplace_back(BlockLevel{b, d});
     }
     std::vector<Scheme> out;
-    for (Value v : kAllValues) {
+    for (Value v : kBurnValues) {
+      for (Store st : stores) {
+        for (Mode m : {Mode::sym, Mode::lookup}) {
+          for (const auto& t : tensors) {
+            for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
+          }
+        }
+      }
+    }
+    return out;
+  }();
+  return kSpace;
+}
+
+const std::vector<Scheme>& extension_space() {
+  static const std::vector<Scheme> kSpace = [] {
+    const std::vector<Store> stores{Store::native(), Store::packed_native(0), Store::packed_u32(0),
+                                    Store::packed_u32(1)};
+    const std::vector<std::optional<ScaleDtype>> tensors{std::nullopt, ScaleDtype::f32, ScaleDtype::bf16};
+    const std::vector<std::optional<BlockLevel>> blocks{
+        std::nullopt,
+        BlockLevel{BlockSize::of({32}), ScaleDtype::f32},
+        BlockLevel{BlockSize::of({4, 4}), ScaleDtype::f16},
+        BlockLevel{BlockSize::of({2, 3, 5}), ScaleDtype::bf16},
+        BlockLevel{BlockSize::of({16}), ScaleDtype::ue4m3},
+        BlockLevel{BlockSize::of({255}), ScaleDtype::ue8m0},
+    };
+    std::vector<Scheme> out;
+    for (Value v : kExtensionValues) {
       for (Store st : stores) {
         for (Mode m : {Mode::sym, Mode::lookup}) {
           for (const auto& t : tensors) {

@@ -34,6 +34,7 @@ constexpr std::array kNames{
     CodeName{ErrorCode::invalid_argument, "invalid-argument"},
     CodeName{ErrorCode::io_error, "io-error"},
     CodeName{ErrorCode::internal, "internal"},
+    CodeName{ErrorCode::unsupported_engine, "unsupported-engine"},
 };
 
 }  // namespace

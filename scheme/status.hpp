@@ -43,7 +43,11 @@ enum class ErrorCode : std::uint8_t {
   invalid_argument,           // a caller error not covered above (null pointer, bad option)
   io_error,                   // a file could not be read or written
   internal,                   // a broken invariant inside qscheme: a bug, please report
+  unsupported_engine,         // the engine asked for does not implement this scheme (the other does)
 };
+
+// The highest code: codes are 0 (ok) to this, with no gaps.
+inline constexpr ErrorCode kLastErrorCode = ErrorCode::unsupported_engine;
 
 // The stable kebab-case name of a code, e.g. "packing-dim-out-of-range".
 std::string_view to_code(ErrorCode code) noexcept;

@@ -6,7 +6,8 @@
 namespace qscheme {
 namespace {
 
-constexpr std::string_view kValueList = "q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2 or e2m1";
+constexpr std::string_view kValueList =
+    "q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2, e2m1, or the extension kinds u8, u4, u2, i16, u16";
 constexpr std::string_view kDtypeList = "f32, f16, bf16, ue8m0 or ue4m3";
 constexpr std::string_view kFieldList =
     "native, packed-native(D), packed-u32(D), sym, lookup, tensor=DTYPE or block[N,...]=DTYPE";

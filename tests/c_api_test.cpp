@@ -408,7 +408,7 @@ BOOST_AUTO_TEST_CASE(last_error_message_with_a_lying_cap) {
 }
 
 BOOST_AUTO_TEST_CASE(status_name_of_any_int) {
-  for (int st : {-1, QSCHEME_INTERNAL + 1, INT_MAX, INT_MIN}) BOOST_TEST(std::string(qscheme_status_name(st)) == "unknown");
+  for (int st : {-1, QSCHEME_UNSUPPORTED_ENGINE + 1, INT_MAX, INT_MIN}) BOOST_TEST(std::string(qscheme_status_name(st)) == "unknown");
   BOOST_TEST(std::string(qscheme_status_name(QSCHEME_INTERNAL)) == "internal");
 }
 

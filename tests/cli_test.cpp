@@ -148,35 +148,39 @@ BOOST_AUTO_TEST_CASE(schemes_summary_and_rows) {
   const Run r = qscheme_run({"schemes"});
   expect_ok(r);
   const auto ls = lines(r.out);
-  BOOST_REQUIRE(!ls.empty());
-  BOOST_TEST(ls.back().rfind("19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls.back());
+  BOOST_REQUIRE(ls.size() >= 2u);
+  BOOST_TEST(ls[ls.size() - 2].rfind("burn space: 19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls[ls.size() - 2]);
+  BOOST_TEST(ls.back().rfind("extension space: 720 tuples: 150 supported, 570 rejected", 0) == 0u, ls.back());
   int supported = 0, rejected = 0;
   for (const auto& l : ls) {
     supported += l.rfind("supported  ", 0) == 0;
     rejected += l.rfind("rejected   ", 0) == 0;
   }
-  BOOST_TEST(supported == 1599);
-  BOOST_TEST(rejected == 18057);
+  BOOST_TEST(supported == 1599 + 150);
+  BOOST_TEST(rejected == 18057 + 570);
 
   const Run j = qscheme_run({"schemes", "--json"});
   expect_ok(j);
   const auto rows = nlohmann::json::parse(j.out);
   BOOST_REQUIRE(rows.is_array());
-  BOOST_TEST(rows.size() == 19656u);
-  int json_supported = 0;
+  BOOST_TEST(rows.size() == 19656u + 720u);
+  std::map<std::string, int> json_supported;
   for (const auto& row : rows) {
-    BOOST_REQUIRE(row.contains("scheme") && row.contains("supported") && row.contains("error") && row.contains("message"));
+    BOOST_REQUIRE((row.contains("scheme") && row.contains("space") && row.contains("supported") &&
+                   row.contains("error") && row.contains("message")));
     if (row["supported"].get<bool>()) {
-      ++json_supported;
+      ++json_supported[row["space"].get<std::string>()];
       BOOST_REQUIRE(row["error"].is_null());
     } else {
       BOOST_REQUIRE(row["error"].is_string());
     }
   }
-  BOOST_TEST(json_supported == 1599);
-  BOOST_TEST(j.err.find("19656 tuples: 1599 supported") != std::string::npos, j.err);
+  BOOST_TEST(json_supported["burn"] == 1599);
+  BOOST_TEST(json_supported["extension"] == 150);
+  BOOST_TEST(j.err.find("burn space: 19656 tuples: 1599 supported") != std::string::npos, j.err);
+  BOOST_TEST(j.err.find("extension space: 720 tuples: 150 supported") != std::string::npos, j.err);
   const auto only = nlohmann::json::parse(qscheme_run({"schemes", "--json", "--supported"}).out);
-  BOOST_TEST(only.size() == 1599u);
+  BOOST_TEST(only.size() == 1599u + 150u);
   const Run presets = qscheme_run({"schemes", "--presets", "--json"});
   expect_ok(presets);
   BOOST_TEST(nlohmann::json::parse(presets.out).size() >= 1u);
@@ -214,6 +218,38 @@ BOOST_AUTO_TEST_CASE(verify_passes) {
 
 // ---------------------------------------------------------------------------------------------
 // quantize / dequantize.
+
+// An extension kind: the default (fast) engine refuses it with a typed error that names the way
+// out; the reference engine quantizes with given scales, and refuses to calibrate an unsigned kind.
+BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {-1.0f, 0.25f, 0.75f, 300.0f});
+  write_npy(tmp / "s.npy", {1}, {0.5f});
+  const Run fast = qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy",
+                                "--output", tmp / "q.json"});
+  expect_user_error(fast, "unsupported-engine");
+  BOOST_TEST(fast.err.find("use --engine reference") != std::string::npos, fast.err);
+  expect_ok(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy", "--output",
+                         tmp / "q.json", "--engine", "reference"}));
+  auto q = io::qjson::read(slurp(tmp / "q.json"));
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->codes == (std::vector<std::int32_t>{0, 0, 2, 255}), boost::test_tools::per_element());
+  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}), "unsupported-engine");
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy", "--engine", "reference"}));
+  BOOST_TEST(read_npy(tmp / "y.npy") == (std::vector<float>{0, 0, 1.0f, 127.5f}), boost::test_tools::per_element());
+  expect_user_error(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--output", tmp / "q.json",
+                                 "--engine", "reference"}),
+                    "unsupported-profile");
+  // check and stats, which run the fast engine by default, compute an extension kind with the
+  // reference instead of failing.
+  expect_ok(qscheme_run({"quantize", "--scheme", "i16", "--input", tmp / "x.npy", "--output", tmp / "qi.json",
+                         "--engine", "reference"}));
+  const Run same = qscheme_run({"check", "--scheme", "i16", "--input", tmp / "x.npy", "--candidate", tmp / "qi.json"});
+  BOOST_TEST(same.status == 0, describe(same));
+  const Run stats = qscheme_run({"stats", "--input", tmp / "x.npy", "--schemes", "i16"});
+  expect_ok(stats);
+  BOOST_TEST(stats.out.find("i16") != std::string::npos, stats.out);
+}
 
 BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {
   const auto doc = golden();

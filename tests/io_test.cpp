@@ -430,7 +430,9 @@ BOOST_AUTO_TEST_CASE(scale_numbers_convert_exactly_both_ways) {
 BOOST_AUTO_TEST_CASE(qjson_round_trips_every_supported_scheme) {
   std::mt19937_64 rng(5);
   int round_trips = 0;
-  for (const Scheme& s : tuple_space()) {
+  std::vector<Scheme> schemes = tuple_space();
+  schemes.insert(schemes.end(), extension_space().begin(), extension_space().end());
+  for (const Scheme& s : schemes) {
     if (!validate_scheme(s).ok()) continue;
     for (const auto& shape : std::vector<std::vector<std::uint64_t>>{{3, 17}, {}, {0}, {2, 3, 4}}) {
       if (!validate(s, shape).ok()) continue;
@@ -444,6 +446,34 @@ BOOST_AUTO_TEST_CASE(qjson_round_trips_every_supported_scheme) {
     }
   }
   BOOST_TEST(round_trips > 3000);
+}
+
+// 16-bit and unsigned codes: written as numbers, read back through their two-byte fields, and
+// a code outside the kind's range refused by the reader.
+BOOST_AUTO_TEST_CASE(qjson_extension_codes) {
+  QuantizedTensor q;
+  q.scheme = scheme_of("i16");
+  q.shape = {3};
+  q.codes = {-32768, 32767, -1};
+  q.scale_bits = {qscheme::f32_bits(1.0f)};
+  std::string text = qjson::write(q).value();
+  BOOST_TEST(text.find("\"codes\": [-32768,32767,-1]") != std::string::npos, text);
+  BOOST_TEST(text.find("\"bytes\": \"0080ff7fffff0000803f\"") != std::string::npos, text);
+  auto back = qjson::read(text);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST((*back == q));
+  q.scheme = scheme_of("u16");
+  q.codes = {65535, 0, 1};
+  text = qjson::write(q).value();
+  BOOST_TEST(text.find("\"codes\": [65535,0,1]") != std::string::npos, text);
+  back = qjson::read(text);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST((*back == q));
+  const auto at = text.find("65535");
+  text.replace(at, 5, "65536");
+  expect_code(qjson::read(text).status(), ErrorCode::corrupt_bytes);
+  text.replace(at, 5, "-1   ");
+  expect_code(qjson::read(text).status(), ErrorCode::corrupt_bytes);
 }
 
 BOOST_AUTO_TEST_CASE(qjson_writes_short_exact_numbers) {

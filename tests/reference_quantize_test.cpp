@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(integer_error_is_at_most_half_a_scale_inside_the_range) {
 // caller-supplied scales) gives the same codes and scales back.
 BOOST_AUTO_TEST_CASE(requantizing_the_dequantized_tensor_is_idempotent) {
   int checked = 0;
-  for_each_sample(kAllValues, 11, [&](const std::string& text, const auto&, const auto& q, const auto& d) {
+  for_each_sample(kBurnValues, 11, [&](const std::string& text, const auto&, const auto& q, const auto& d) {
     std::vector<float> scales;
     for (std::size_t j = 0; j < q.scale_bits.size(); ++j) scales.push_back(scale_f32(q, j));
     std::optional<float> g;
@@ -552,6 +552,95 @@ BOOST_AUTO_TEST_CASE(burn_overflow_and_two_level_absmean_are_unsupported) {
   const auto ok = quantize_ok(two, {4}, x, opts(Profile::exact, Calibration::absmean));
   // alpha = [1.5, 3.5]; s* = alpha / 127; g = ceil_f32(s*_max / 448).
   BOOST_TEST(*ok.global_bits == qscheme::f32_bits(ceil_f32(Q(7, 2) / 127 / 448)));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// The extension kinds (docs/SEMANTICS.md section 13), worked by hand.
+
+BOOST_AUTO_TEST_SUITE(extension_kinds)
+
+// u8 with a given scale 1/2: t = 2x; negatives clamp to 0, ties go to even, past 255 saturates.
+BOOST_AUTO_TEST_CASE(u8_codes_clamp_to_zero_and_255) {
+  const std::vector<float> x{-1.0f, -0.0f, 0.25f, 0.75f, 127.5f, 200.0f, 1.25f};
+  for (Profile p : {Profile::exact, Profile::onnx}) {
+    const auto q = quantize_ok(scheme("u8"), {7}, x, given({0.5f}, std::nullopt, p));
+    BOOST_TEST(q.codes == (std::vector<std::int32_t>{0, 0, 0, 2, 255, 255, 2}), boost::test_tools::per_element());
+    const auto d = dequantize_ok(q);
+    BOOST_TEST(d == (std::vector<float>{0, 0, 0, 1.0f, 127.5f, 127.5f, 1.0f}), boost::test_tools::per_element());
+  }
+}
+
+// i16 with a given scale 2^-10: the full [-32768, 32767] range, both ends saturating.
+BOOST_AUTO_TEST_CASE(i16_uses_its_whole_range) {
+  const std::vector<float> x{-40.0f, 32767.0f / 1024, 32.0f, -32769.0f / 1024, -32.0f, 0.00048828125f};
+  const auto q = quantize_ok(scheme("i16"), {6}, x, given({1.0f / 1024}));
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{-32768, 32767, 32767, -32768, -32768, 0}),
+             boost::test_tools::per_element());
+  // Calibrated: max |x| = 1 gives u = 1 / 32767.5 (M = (b - a) / 2), rounded up to f32.
+  const auto c = quantize_ok(scheme("i16"), {3}, {-1.0f, 0.5f, 1.0f});
+  const Q u = Q(1) / Q(Q(65535) / 2);
+  BOOST_TEST(scale_f32(c, 0) == ceil_f32(u));
+  const Q e = exact(scale_f32(c, 0));
+  for (std::size_t n = 0; n < 3; ++n) {
+    const Q t = exact(std::vector<float>{-1.0f, 0.5f, 1.0f}[n]) / e;
+    BOOST_TEST(mp::abs(Q(c.codes[n]) - t) <= Q(1, 2));
+  }
+}
+
+// u16 and u4 at their largest codes, u2 in its range.
+BOOST_AUTO_TEST_CASE(u16_u4_u2_ranges) {
+  const auto a = quantize_ok(scheme("u16"), {3}, {70000.0f, 65535.0f, 1.5f}, given({1.0f}));
+  BOOST_TEST(a.codes == (std::vector<std::int32_t>{65535, 65535, 2}), boost::test_tools::per_element());
+  const auto b = quantize_ok(scheme("u4:packed-u32(0)"), {3}, {16.0f, 14.5f, -3.0f}, given({1.0f}));
+  BOOST_TEST(b.codes == (std::vector<std::int32_t>{15, 14, 0}), boost::test_tools::per_element());
+  const auto c = quantize_ok(scheme("u2"), {3}, {2.5f, 3.5f, 0.5f}, given({1.0f}));
+  BOOST_TEST(c.codes == (std::vector<std::int32_t>{2, 3, 0}), boost::test_tools::per_element());
+}
+
+// An unsigned kind has no symmetric calibration: a typed error that says to give the scales.
+BOOST_AUTO_TEST_CASE(unsigned_kinds_take_given_scales_only) {
+  for (const char* text : {"u8", "u4:block[4]=f16", "u16"}) {
+    for (Profile p : {Profile::exact, Profile::burn}) {
+      auto q = reference::quantize(scheme(text), std::vector<std::uint64_t>{4}, std::vector<float>{1, 2, 3, 4}, opts(p));
+      BOOST_TEST_REQUIRE(!q.ok(), text);
+      BOOST_TEST((q.status().code() == ErrorCode::unsupported_profile), text);
+      BOOST_TEST(q.status().message().find("give the scales") != std::string::npos, q.status().message());
+    }
+  }
+}
+
+// Burn's bytes for the extension kinds: 16-bit codes little-endian in two bytes, unsigned codes
+// as themselves; a native u4 byte past 15 is corrupt.
+BOOST_AUTO_TEST_CASE(extension_bytes) {
+  auto q = quantize_ok(scheme("i16"), {2}, {-40.0f, 1.0f}, given({1.0f / 1024}));
+  auto bytes = reference::encode(q);
+  BOOST_TEST_REQUIRE(bytes.ok());
+  BOOST_TEST(*bytes == (std::vector<std::uint8_t>{0x00, 0x80, 0x00, 0x04, 0x00, 0x00, 0x80, 0x3A}),
+             boost::test_tools::per_element());
+  q = quantize_ok(scheme("u16:packed-u32(0)"), {3}, {65535.0f, 1.0f, 2.0f}, given({1.0f}));
+  bytes = reference::encode(q);
+  BOOST_TEST_REQUIRE(bytes.ok());
+  BOOST_TEST(*bytes == (std::vector<std::uint8_t>{0xFF, 0xFF, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0, 0, 0x80, 0x3F}),
+             boost::test_tools::per_element());
+  auto back = reference::decode(scheme("u16:packed-u32(0)"), std::vector<std::uint64_t>{3}, *bytes);
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST(back->codes == q.codes, boost::test_tools::per_element());
+
+  const std::vector<std::uint8_t> u4{0x0F, 0x10, 0, 0, 0x80, 0x3F};
+  auto bad = reference::decode(scheme("u4"), std::vector<std::uint64_t>{2}, u4);
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST((bad.status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(bad.status().index() == 1u);
+  const std::vector<std::uint8_t> u4_ok{0x0F, 0x00, 0, 0, 0x80, 0x3F};
+  auto good = reference::decode(scheme("u4"), std::vector<std::uint64_t>{2}, u4_ok);
+  BOOST_TEST_REQUIRE(good.ok());
+  BOOST_TEST(good->codes == (std::vector<std::int32_t>{15, 0}), boost::test_tools::per_element());
+  // A code outside the kind's range is refused at dequantize.
+  QuantizedTensor out = quantize_ok(scheme("u8"), {1}, {1.0f}, given({1.0f}));
+  out.codes[0] = -1;
+  BOOST_TEST((reference::dequantize(out).status().code() == ErrorCode::corrupt_bytes));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -28,6 +28,22 @@ BOOST_AUTO_TEST_CASE(layout_of_the_bytes_is_as_documented) {
   BOOST_TEST(plain == expected_plain, boost::test_tools::per_element());
 }
 
+// Burn's kinds keep bytes 0..8; the extension kinds take 9..13, and round-trip over their space.
+BOOST_AUTO_TEST_CASE(extension_kinds_take_the_bytes_after_burns) {
+  const char* names[] = {"u8", "u4", "u2", "i16", "u16"};
+  for (std::uint8_t i = 0; i < 5; ++i) {
+    const auto bytes = encode_scheme(parse_scheme(names[i]).value());
+    const std::vector<std::uint8_t> expected{1, static_cast<std::uint8_t>(9 + i), 0, 0, 0, 0, 0, 0};
+    BOOST_TEST(bytes == expected, boost::test_tools::per_element());
+  }
+  BOOST_TEST(encode_scheme(parse_scheme("e2m1").value())[1] == 8u);
+  for (const Scheme& s : extension_space()) {
+    auto back = decode_scheme(encode_scheme(s));
+    BOOST_TEST_REQUIRE(back.ok(), format_scheme(s));
+    BOOST_TEST((*back == s), format_scheme(s));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(prefix_decoding_reports_bytes_consumed) {
   auto bytes = encode_scheme(parse_scheme("q8s:block[2,3,5]=f16").value());
   const std::size_t n = bytes.size();
@@ -58,7 +74,7 @@ BOOST_AUTO_TEST_CASE(every_field_out_of_range_is_a_typed_error) {
   expect_bad({2, 1, 0, 0, 0, 0, 0, 0}, ErrorCode::unsupported_binary_version, 0);
   expect_bad({0, 1, 0, 0, 0, 0, 0, 0}, ErrorCode::unsupported_binary_version, 0);
   expect_bad({1, 1, 0, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 7);
-  expect_bad({1, 9, 0, 0, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 1);
+  expect_bad({1, 14, 0, 0, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 1);
   expect_bad({1, 1, 3, 0, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 2);
   expect_bad({1, 1, 0, 1, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 3);  // native with a dim
   expect_bad({1, 1, 2, 8, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 3);

@@ -156,3 +156,25 @@ BOOST_AUTO_TEST_CASE(checked_helpers) {
   BOOST_TEST(ceil_div(~std::uint64_t{0}, 2) == (std::uint64_t{1} << 63));
   BOOST_TEST(ceil_div(0, 7) == 0u);
 }
+
+// The extension kinds: 16-bit codes take two bytes native and two a u32; unsigned sub-byte
+// codes pack as the signed ones do.
+BOOST_AUTO_TEST_CASE(extension_kinds_storage) {
+  const Layout a = layout_of("i16", {3, 5});
+  BOOST_TEST(a.storage_element_bytes == 2);
+  BOOST_TEST(a.value_bytes == 30u);
+  BOOST_TEST(a.total_bytes == 34u);
+  const Layout b = layout_of("u16:packed-u32(0):block[4]=f16", {3, 5});
+  BOOST_TEST(b.codes_per_storage_element == 2);
+  BOOST_TEST(b.storage_elements == 9u);  // 3 lines of ceil(5 / 2)
+  BOOST_TEST(b.total_bytes == 36u + 6u * 2u);
+  const Layout c = layout_of("u4:packed-u32(0)", {3, 17});
+  BOOST_TEST(c.codes_per_storage_element == 8);
+  BOOST_TEST(c.storage_elements == 9u);
+  const Layout d = layout_of("u2", {7});
+  BOOST_TEST(d.storage_element_bytes == 1);
+  BOOST_TEST(d.value_bytes == 7u);
+  const Layout e = layout_of("u8:packed-u32(1)", {6, 2});
+  BOOST_TEST(e.packed_axis == 0);
+  BOOST_TEST(e.storage_elements == 4u);  // ceil(6 / 4) x 2
+}

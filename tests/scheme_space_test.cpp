@@ -35,3 +35,27 @@ BOOST_AUTO_TEST_CASE(support_counts_match_the_rules) {
   BOOST_TEST(by_code[ErrorCode::packed_native_unsupported] == 8 * 3 * 2 * 6 * 26);
   BOOST_TEST(by_code.count(ErrorCode::zero_block_extent) == 0u);
 }
+
+// The extension space: 720 tuples, distinct from each other and from Burn's, each rejection
+// attributed to one rule (150 supported: 5 kinds x 3 stores x 10 level combinations).
+BOOST_AUTO_TEST_CASE(extension_space_counts) {
+  const auto& space = extension_space();
+  BOOST_TEST(space.size() == 720u);
+  std::set<std::string> texts;
+  for (const Scheme& s : tuple_space()) texts.insert(format_scheme(s));
+  for (const Scheme& s : space) {
+    BOOST_TEST(info(s.value).extension);
+    BOOST_TEST(texts.insert(format_scheme(s)).second, format_scheme(s));
+  }
+  std::map<ErrorCode, int> by_code;
+  int supported = 0;
+  for (const Scheme& s : space) {
+    const Status st = validate_scheme(s);
+    if (st.ok()) ++supported;
+    else ++by_code[st.code()];
+  }
+  BOOST_TEST(supported == 150);
+  BOOST_TEST(by_code[ErrorCode::packed_native_unsupported] == 5 * 2 * 18);
+  BOOST_TEST(by_code[ErrorCode::lookup_table_missing] == 150);
+  BOOST_TEST(by_code[ErrorCode::two_level_block_dtype] + by_code[ErrorCode::two_level_global_dtype] == 5 * 3 * 2 * 8);
+}

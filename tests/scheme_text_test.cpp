@@ -39,6 +39,23 @@ BOOST_AUTO_TEST_CASE(every_value_name_parses) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(extension_value_names_parse_after_burns) {
+  const char* names[] = {"u8", "u4", "u2", "i16", "u16"};
+  for (std::size_t i = 0; i < 5; ++i) {
+    BOOST_TEST(parsed(names[i]).value == kExtensionValues[i]);
+    BOOST_TEST(kAllValues[9 + i] == kExtensionValues[i]);
+    BOOST_TEST(info(kExtensionValues[i]).extension);
+    BOOST_TEST(format_scheme(parsed(names[i])) == names[i]);
+  }
+  for (Value v : kBurnValues) BOOST_TEST(!info(v).extension);
+  BOOST_TEST(format_scheme(parsed("u4:packed-u32(1):block[4,4]=f16")) == "u4:packed-u32(1):block[4,4]=f16");
+  // The error lists the extension kinds apart from Burn's.
+  auto bad = parse_scheme("u32");
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST(bad.status().message().find("e2m1, or the extension kinds u8, u4, u2, i16, u16") != std::string::npos,
+             bad.status().message());
+}
+
 BOOST_AUTO_TEST_CASE(store_fields) {
   BOOST_TEST((parsed("q4s:packed-u32(0)").store == Store::packed_u32(0)));
   BOOST_TEST((parsed("q4s:packed-u32(7)").store == Store::packed_u32(7)));
@@ -108,6 +125,7 @@ BOOST_AUTO_TEST_CASE(presets_expand_to_their_canonical_schemes) {
 }
 
 BOOST_AUTO_TEST_CASE(format_parse_round_trips_over_the_whole_tuple_space) {
+  for (const Scheme& s : extension_space()) BOOST_TEST((parsed(format_scheme(s)) == s), format_scheme(s));
   for (const Scheme& s : tuple_space()) {
     const std::string text = format_scheme(s);
     auto back = parse_scheme(text);

@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(messages_say_what_and_how_to_fix) {
 
 BOOST_AUTO_TEST_CASE(error_codes_have_stable_unique_names) {
   std::set<std::string_view> seen;
-  for (int c = 0; c <= static_cast<int>(ErrorCode::internal); ++c) {
+  for (int c = 0; c <= static_cast<int>(qscheme::kLastErrorCode); ++c) {
     const auto code = static_cast<ErrorCode>(c);
     const std::string_view name = to_code(code);
     BOOST_TEST(seen.insert(name).second, name);
@@ -124,4 +124,17 @@ BOOST_AUTO_TEST_CASE(error_codes_have_stable_unique_names) {
     for (char ch : name) BOOST_TEST(((ch >= 'a' && ch <= 'z') || ch == '-'));
   }
   BOOST_TEST(to_code(ErrorCode::packing_dim_out_of_range) == "packing-dim-out-of-range");
+  BOOST_TEST(to_code(ErrorCode::unsupported_engine) == "unsupported-engine");
+}
+
+// No extension kind has a native packed form; the rest of the rules apply as to Burn's kinds.
+BOOST_AUTO_TEST_CASE(extension_kinds_follow_the_tuple_rules) {
+  for (const char* text : {"u8:packed-native(0)", "u4:packed-native(0)", "i16:packed-native(1)"}) {
+    const Status st = validate_scheme(parse_scheme(text).value());
+    BOOST_TEST((st.code() == ErrorCode::packed_native_unsupported), text);
+  }
+  BOOST_TEST(validate_scheme(parse_scheme("u2:lookup").value()).code() == ErrorCode::lookup_table_missing);
+  BOOST_TEST(validate_scheme(parse_scheme("u16:block[8]=bf16:tensor=f32").value()).code() ==
+             ErrorCode::two_level_block_dtype);
+  BOOST_TEST(validate_scheme(parse_scheme("u4:packed-u32(0):block[16]=ue4m3:tensor=f32").value()).ok());
 }

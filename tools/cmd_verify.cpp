@@ -3,7 +3,9 @@
 // supported with a self-consistent layout or rejected with a typed error, and that the text and
 // binary forms round-trip. Then runs both engines (reference/ and fast/) on every supported tuple
 // over the shapes of the set with built-in edge-case tensors, under both profiles, and reports
-// their agreement (oracle/verify_engines.hpp). Exits 1 if any check fails or the engines disagree.
+// their agreement (oracle/verify_engines.hpp). The extension space (qscheme's kinds beyond Burn)
+// gets the same scheme checks, and on its small shapes a reference round trip and the fast
+// engine's typed refusal. Exits 1 if any check fails or the engines disagree.
 #include <fmt/core.h>
 
 #include <map>
@@ -11,6 +13,7 @@
 #include <optional>
 
 #include "fast/fast.hpp"
+#include "reference/reference.hpp"
 #include "scheme/binary.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/space.hpp"
@@ -63,18 +66,44 @@ bool layout_consistent(const Scheme& s, const Layout& l) {
          l.global_bytes == (s.two_level() ? 4u : 0u);
 }
 
-int run_verify(bool engines_too) {
-  Tally tally;
+// What the enumeration proof found over one space of tuples.
+struct SpaceSweep {
   std::map<std::string, int> tuple_rejections;
   std::map<std::string, int> pair_rejections;
   int supported = 0;
   std::uint64_t pairs_ok = 0;
   std::uint64_t pairs = 0;
-  TerminalProgress progress("verify", "tuples");
-  const std::vector<Scheme>& space = tuple_space();
-  std::uint64_t done = 0;
+};
+
+// An extension tuple on a small supported shape, where the fast engine stops: the reference
+// quantizes with given scales (0.5, global 2), its bytes decode to the same tensor and
+// dequantize alike, and the fast engine refuses with unsupported-engine.
+void check_extension_pair(const Scheme& s, const std::vector<std::uint64_t>& shape, const Layout& l, Tally& tally) {
+  const std::string what = format_scheme(s) + " on " + shape_text(shape);
+  std::vector<float> x(l.elements);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 11) - 3) * 0.75f;
+  QuantizeOptions o;
+  o.scales = GivenScales{std::vector<float>(l.scales, 0.5f), s.two_level() ? std::optional<float>(2.0f) : std::nullopt};
+  auto q = reference::quantize(s, shape, x, o);
+  tally.check(q.ok(), [&] { return "extension: reference quantize: " + what + ": " + q.status().to_string(); });
+  if (!q) return;
+  auto bytes = reference::encode(*q);
+  auto back = bytes ? reference::decode(s, shape, *bytes) : Result<QuantizedTensor>(bytes.status());
+  tally.check(back.ok() && back->codes == q->codes && back->scale_bits == q->scale_bits && back->global_bits == q->global_bits,
+              [&] { return "extension: bytes round trip: " + what; });
+  auto y = reference::dequantize(*q);
+  auto y2 = back ? reference::dequantize(*back) : Result<std::vector<float>>(back.status());
+  tally.check(y.ok() && y2.ok() && *y == *y2, [&] { return "extension: dequantize after decode: " + what; });
+  auto f = fast::quantize(s, shape, x, o);
+  tally.check(!f.ok() && f.status().code() == ErrorCode::unsupported_engine,
+              [&] { return "extension: the fast engine does not refuse with unsupported-engine: " + what; });
+}
+
+SpaceSweep sweep_space(const std::vector<Scheme>& space, bool extension, Tally& tally, TerminalProgress& progress,
+                       std::uint64_t& done, std::uint64_t total) {
+  SpaceSweep r;
   for (const Scheme& s : space) {
-    progress.update(done++, space.size());
+    progress.update(done++, total);
     const std::string text = format_scheme(s);
     auto reparsed = parse_scheme(text);
     tally.check(reparsed.ok() && *reparsed == s, [&] { return "text round trip: " + text; });
@@ -82,11 +111,11 @@ int run_verify(bool engines_too) {
     tally.check(decoded.ok() && *decoded == s, [&] { return "binary round trip: " + text; });
 
     const Status tuple_status = validate_scheme(s);
-    if (tuple_status.ok()) ++supported;
-    else ++tuple_rejections[std::string(to_code(tuple_status.code()))];
+    if (tuple_status.ok()) ++r.supported;
+    else ++r.tuple_rejections[std::string(to_code(tuple_status.code()))];
 
     for (const auto& shape : shape_set()) {
-      ++pairs;
+      ++r.pairs;
       const Status st = validate(s, shape);
       auto layout = make_layout(s, shape);
       tally.check(st.code() == layout.status().code(),
@@ -99,21 +128,39 @@ int run_verify(bool engines_too) {
       }
       if (!st.ok()) {
         tally.check(!st.message().empty(), [&] { return "rejection without a message: " + text; });
-        ++pair_rejections[std::string(to_code(st.code()))];
+        ++r.pair_rejections[std::string(to_code(st.code()))];
         continue;
       }
-      ++pairs_ok;
+      ++r.pairs_ok;
       tally.check(layout.ok() && layout_consistent(s, *layout),
                   [&] { return "inconsistent layout: " + text + " on " + shape_text(shape); });
+      // The engines on the small shapes (the large one adds time, not cases).
+      if (extension && layout.ok() && layout->elements <= 64) check_extension_pair(s, shape, *layout, tally);
     }
   }
-  const int tuples = static_cast<int>(tuple_space().size());
-  progress.done();
-  fmt::print("scheme space   {} tuples: {} supported, {} rejected\n", tuples, supported, tuples - supported);
-  for (const auto& [code, n] : tuple_rejections) fmt::print("  rejected      {:>6}  {}\n", n, code);
+  return r;
+}
+
+void print_sweep(const char* name, std::size_t tuples, const SpaceSweep& r) {
+  fmt::print("{:<14} {} tuples: {} supported, {} rejected\n", name, tuples, r.supported, tuples - r.supported);
+  for (const auto& [code, n] : r.tuple_rejections) fmt::print("  rejected      {:>6}  {}\n", n, code);
   fmt::print("shape set      {} shapes; {} (tuple, shape) pairs: {} with a layout, {} rejected\n",
-             shape_set().size(), pairs, pairs_ok, pairs - pairs_ok);
-  for (const auto& [code, n] : pair_rejections) fmt::print("  supported tuple rejected on a shape {:>6}  {}\n", n, code);
+             shape_set().size(), r.pairs, r.pairs_ok, r.pairs - r.pairs_ok);
+  for (const auto& [code, n] : r.pair_rejections) fmt::print("  supported tuple rejected on a shape {:>6}  {}\n", n, code);
+}
+
+int run_verify(bool engines_too) {
+  Tally tally;
+  TerminalProgress progress("verify", "tuples");
+  const std::uint64_t total = tuple_space().size() + extension_space().size();
+  std::uint64_t done = 0;
+  const SpaceSweep burn = sweep_space(tuple_space(), false, tally, progress, done, total);
+  const SpaceSweep ext = sweep_space(extension_space(), true, tally, progress, done, total);
+  progress.done();
+  print_sweep("scheme space", tuple_space().size(), burn);
+  print_sweep("extension", extension_space().size(), ext);
+  fmt::print("  extension tuples on shapes of at most 64 elements: reference with given scales, bytes round trip, "
+             "the fast engine refusing (unsupported-engine)\n");
   fmt::print("checks         {} run, {} failed\n", tally.checked, tally.failed);
   for (const std::string& f : tally.first_failures) fmt::print("  FAILED: {}\n", f);
   std::uint64_t disagreements = 0;

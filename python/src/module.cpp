@@ -300,7 +300,7 @@ py::list recipe_list() {
 
 py::list error_codes() {
   py::list out;
-  for (int c = static_cast<int>(ErrorCode::ok) + 1; c <= static_cast<int>(ErrorCode::internal); ++c) {
+  for (int c = static_cast<int>(ErrorCode::ok) + 1; c <= static_cast<int>(kLastErrorCode); ++c) {
     out.append(std::string(to_code(static_cast<ErrorCode>(c))));
   }
   return out;
