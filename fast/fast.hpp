@@ -11,6 +11,7 @@
 
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/status.hpp"
 
 namespace qscheme::fast {
@@ -39,6 +40,17 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q);
 // cannot produce (index = element), a scale (index = scale), the global (no index).
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                Profile profile = Profile::exact);
+// The same under a point of the rule space (a recipe's): the tensor carries the point, as
+// reference::decode gives it. unsupported-profile for a point whose stored tensors the fast
+// engine does not read yet.
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               const Rules& rules);
+
+// The profile under which the fast engine reads tensors stored under the point `rules` (a
+// recipe's): their checks, dequantize and decode there equal the point's own. unsupported-profile
+// for a point whose stored tensors it does not read yet. (fast::quantize takes a recipe as
+// recipe_options(recipe, options), scheme/recipes.hpp.)
+Result<Profile> reading_profile(const Rules& rules);
 
 // ---- lower-level entry points: caller-owned buffers, no vectors --------------------------------
 

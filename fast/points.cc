@@ -1,0 +1,126 @@
+#include "fast/points.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace qscheme::fast::detail {
+namespace {
+
+Status not_yet(const Rules& r) {
+  return Status(ErrorCode::unsupported_profile, "the fast engine does not run this point of the rule space yet (" +
+                                                    format_rules(r) + "); use --engine reference");
+}
+
+// The exact profile's point with r's scale step (scale and arithmetic) put in.
+bool exact_but_scale_step(const Rules& r) {
+  Rules e = profile_rules(Profile::exact);
+  e.scale = r.scale;
+  e.arithmetic = r.arithmetic;
+  return e == r;
+}
+
+ScalePick pick_of(const Rules& r) {
+  using rule::Arithmetic;
+  using rule::ScaleRounding;
+  if (r.arithmetic == Arithmetic::exact) {
+    switch (r.scale) {
+      case ScaleRounding::ocp_floor: return ScalePick::ocp_floor;
+      case ScaleRounding::torchao_ceil: return ScalePick::torchao_ceil;
+      case ScaleRounding::torchao_even: return ScalePick::torchao_even;
+      default: return ScalePick::profile;
+    }
+  }
+  if (r.arithmetic == Arithmetic::f32_reciprocal && r.scale == ScaleRounding::up) return ScalePick::rceil;
+  return ScalePick::profile;
+}
+
+int emax_elem(Value v) { return v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2; }
+int mantissa_bits(Value v) { return v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1; }
+
+// The ue8m0 pattern of 2^e, clamped to [2^-127, 2^127].
+std::uint32_t biased(int e) { return static_cast<std::uint32_t>(std::clamp(e, -127, 127) + 127); }
+
+// floor(log2 a) of a positive finite f32 pattern.
+int floor_log2(std::uint32_t a) {
+  if (a >= 0x00800000u) return static_cast<int>(a >> 23) - 127;
+  return 31 - std::countl_zero(a) - 149;  // a subnormal: a * 2^-149
+}
+
+}  // namespace
+
+Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
+  Point p;
+  p.options = options;
+  if (!options.rules) return p;
+  const Rules& r = *options.rules;
+  p.options.rules.reset();
+  // A profile's point runs as the profile, whose own checks are validate_rules' for it.
+  if (const std::optional<Profile> prof = profile_of(r)) {
+    p.options.profile = *prof;
+    return p;
+  }
+  QSCHEME_RETURN_IF_ERROR(validate_rules(r, s, options.calibration, options.scales.has_value()));
+  p.options.profile = Profile::exact;
+  if (!exact_but_scale_step(r)) return not_yet(r);
+  p.pick = pick_of(r);
+  if (p.pick == ScalePick::profile) return not_yet(r);
+  // Given scales are rounded up as the exact profile rounds them (validate_rules admits them
+  // under rceil only); rceil runs on one calibrated level of ue8m0 scales over a minifloat kind,
+  // with max |x| as its statistic.
+  if (options.scales) {
+    p.pick = ScalePick::profile;
+    return p;
+  }
+  if (p.pick == ScalePick::rceil &&
+      (s.scale_dtype() != ScaleDtype::ue8m0 || s.two_level() || !info(s.value).is_float ||
+       options.calibration != Calibration::minmax)) {
+    return not_yet(r);
+  }
+  return p;
+}
+
+Result<Profile> stored_profile(const Rules& r) {
+  if (const std::optional<Profile> p = profile_of(r)) return *p;
+  using rule::Saturation;
+  // code_allowed and scale_allowed read saturation, scale overflow and the statistic;
+  // stored_scale_values the product and a zero scale's substitute. Under these values they
+  // accept and give what the exact profile does.
+  const bool codes_as_exact = r.saturation == Saturation::standard || r.saturation == Saturation::upper_only ||
+                              r.saturation == Saturation::int64_min_then_clamp;
+  if (codes_as_exact && r.scale_overflow == rule::ScaleOverflow::saturate &&
+      r.statistic == rule::Statistic::magnitude && r.product == rule::Product::exact &&
+      r.zero_scale != rule::ZeroScale::substitute_point_one) {
+    return Profile::exact;
+  }
+  return not_yet(r);
+}
+
+std::uint32_t exponent_pattern(ScalePick pick, Value v, std::uint32_t a) {
+  const int emax = emax_elem(v);
+  switch (pick) {
+    case ScalePick::ocp_floor:
+      return a == 0 ? 0 : biased(floor_log2(a) - emax);
+    case ScalePick::torchao_ceil:
+      // The biased exponent field (0 for zero and subnormals), plus one for any mantissa bit.
+      return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - emax);
+    case ScalePick::torchao_even: {
+      const std::uint32_t rounded = (a + (std::uint32_t{1} << (22 - mantissa_bits(v)))) & 0xFF800000u;
+      if ((rounded >> 23) == 0xFFu) return 0xFFu;
+      return biased(static_cast<int>(rounded >> 23) - 127 - emax);
+    }
+    default: {
+      // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'
+      // FpEnvGuard), then the least power of two >= u; u <= 2^-127 takes the least, 2^-127.
+      const ValueInfo& vi = info(v);
+      const float m = static_cast<float>(vi.hi - vi.lo) / 2.0f;
+      const float u = std::bit_cast<float>(a) * (1.0f / m);
+      const std::uint32_t b = std::bit_cast<std::uint32_t>(u);
+      if (b <= 0x00400000u) return 0;
+      if (b < 0x00800000u) return 1;
+      return biased(static_cast<int>(b >> 23) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0));
+    }
+  }
+}
+
+}  // namespace qscheme::fast::detail
