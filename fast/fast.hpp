@@ -16,7 +16,8 @@
 
 namespace qscheme::fast {
 
-// Quantizes row-major f32 `x` of `shape` under `scheme`. Errors, checked in this order: every
+// Quantizes row-major f32 `x` of `shape` under `scheme`, under options.rules when set (a point
+// fast/points.hpp runs, else unsupported-profile). Errors, checked in this order: every
 // validate() error; size-mismatch (x.size() != element count; given scales of the wrong count or
 // a global present/absent against the scheme's levels); invalid-scale (index = scale, the
 // global's index is the block-scale count); unsupported-profile (burn + absmean over two levels,
@@ -82,8 +83,8 @@ enum class OutputPolicy : std::uint8_t {
 // total_bytes (else size-mismatch). Bytes and errors equal encode(quantize(...)).
 // The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
 // calibration or given scales, per-tensor scales or blocks along the last axis whose extent is a
-// multiple of the target's f32 lanes, one or two levels, any store; every other case runs
-// quantize + encode.
+// multiple of the target's f32 lanes, one or two levels, any store, and the MX recipes' points
+// (fast/points.hpp) on such blocks; every other case runs quantize + encode.
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
                          OutputPolicy policy = OutputPolicy::untouched_on_error);

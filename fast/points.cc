@@ -20,6 +20,17 @@ bool exact_but_scale_step(const Rules& r) {
   return e == r;
 }
 
+// torch's quantize_val over given scales: the exact profile's point with torch's quotient,
+// saturation and zero scale, its scales given (source given-f32) or not.
+bool torch_point(const Rules& r) {
+  Rules t = profile_rules(Profile::exact);
+  t.source = r.source;
+  t.quotient = rule::Quotient::f32_reciprocal;
+  t.saturation = rule::Saturation::int64_min_then_clamp;
+  t.zero_scale = rule::ZeroScale::ieee;
+  return t == r;
+}
+
 ScalePick pick_of(const Rules& r) {
   using rule::Arithmetic;
   using rule::ScaleRounding;
@@ -62,6 +73,12 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
   }
   QSCHEME_RETURN_IF_ERROR(validate_rules(r, s, options.calibration, options.scales.has_value()));
   p.options.profile = Profile::exact;
+  if (torch_point(r)) {
+    // validate_rules admitted given-f32 only with given scales, one level of f32.
+    if (!options.scales || info(s.value).is_float) return not_yet(r);
+    p.torch_codes = true;
+    return p;
+  }
   if (!exact_but_scale_step(r)) return not_yet(r);
   p.pick = pick_of(r);
   if (p.pick == ScalePick::profile) return not_yet(r);

@@ -20,6 +20,10 @@ enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_
 struct Point {
   QuantizeOptions options;  // the profile the point runs as, rules cleared
   ScalePick pick = ScalePick::profile;
+  // torch's codes of given f32 scales (recipe torch-qint8): t = f32(x * f32(1 / e)) rounded half
+  // to even; NaN, +-inf and 2^63 and beyond give lo (torch's INT64_MIN, then the clamp), the rest
+  // clamped to [lo, hi]. The stored scales are the given ones.
+  bool torch_codes = false;
 };
 
 // The point options ask for: a profile's point as that profile; any other checked as the

@@ -153,6 +153,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const QuantizeOptions& options = point->options;
   const detail::ScalePick pick = point->pick;
   const bool picked = pick != detail::ScalePick::profile;
+  // torch's codes run on quantize + encode.
+  if (point->torch_codes) return general_quantize(scheme, shape, x, n, asked, out);
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
   const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
