@@ -39,6 +39,7 @@
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::bench {
@@ -204,6 +205,8 @@ struct Kernel {
   std::size_t input_offset = 0;
   // quantize: the scales are given (QuantizeOptions::scales), the input's own calibrated ones
   bool given = false;
+  // quantize under a recipe's point (scheme/recipes.hpp) instead of `profile`
+  const char* recipe = nullptr;
 };
 
 // The kernels both benchmark binaries measure.
@@ -242,6 +245,17 @@ inline const std::vector<Kernel>& kernels() {
       {"quantize q8_0 given scales untouched-on-error", "q8_0", Profile::exact, Direction::quantize, Api::bytes, false,
        false, 0, true},
       // The QuantizedTensor entry points (i32 codes), for comparison.
+      // The recipes the fast engine runs, one pass: the MX family (torchao-mx-floor is ocp-mx's point).
+      {"quantize mxfp8 ocp-mx", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass, false, false, 0,
+       false, "ocp-mx"},
+      {"quantize mxfp8 torchao-mx-ceil", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass, false,
+       false, 0, false, "torchao-mx-ceil"},
+      {"quantize mxfp8 torchao-mx-even", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass, false,
+       false, 0, false, "torchao-mx-even"},
+      {"quantize mxfp8 torchao-mx-rceil", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass, false,
+       false, 0, false, "torchao-mx-rceil"},
+      {"quantize mxfp4 ocp-mx", "mxfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass, false, false, 0,
+       false, "ocp-mx"},
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
   };
@@ -275,6 +289,14 @@ class KernelRun {
       return;
     }
     options_.profile = k.profile;
+    if (k.recipe) {
+      auto r = find_recipe(k.recipe);
+      if (!r) {
+        status_ = r.status();
+        return;
+      }
+      options_ = recipe_options(**r, options_);
+    }
     bytes_.resize(l->total_bytes);
     if (k.direction == Direction::quantize && k.given) {
       auto q = fast::quantize(scheme_, shape_, x_, options_);
