@@ -427,10 +427,13 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
               failed = true;
               return;
             }
+            // e = 2^(b - 127) and InvF32(e) from their patterns: 2^(127 - b) within [2^-100, 2^100], NaN
+            // (the far path) beyond.
             s.bits[k] = b;
-            s.e[k] = std::ldexp(1.0, static_cast<int>(b) - 127);
-            s.inv[k] = kernels::InvF32(s.e[k]);
-            facts.any_far = facts.any_far || std::isnan(s.inv[k]);
+            s.e[k] = std::bit_cast<double>(static_cast<std::uint64_t>(b + 896) << 52);
+            const bool far = b < 27 || b > 227;
+            s.inv[k] = far ? std::numeric_limits<float>::quiet_NaN() : std::bit_cast<float>((254 - b) << 23);
+            facts.any_far = facts.any_far || far;
             in_range = in_range && within_range(a[k], s.e[k]);
           }
           cs.clamp = !(clamp_kind && in_range);
