@@ -46,18 +46,6 @@ ScalePick pick_of(const Rules& r) {
   return ScalePick::profile;
 }
 
-int emax_elem(Value v) { return v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2; }
-int mantissa_bits(Value v) { return v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1; }
-
-// The ue8m0 pattern of 2^e, clamped to [2^-127, 2^127].
-std::uint32_t biased(int e) { return static_cast<std::uint32_t>(std::clamp(e, -127, 127) + 127); }
-
-// floor(log2 a) of a positive finite f32 pattern.
-int floor_log2(std::uint32_t a) {
-  if (a >= 0x00800000u) return static_cast<int>(a >> 23) - 127;
-  return 31 - std::countl_zero(a) - 149;  // a subnormal: a * 2^-149
-}
-
 }  // namespace
 
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
@@ -113,31 +101,12 @@ Result<Profile> stored_profile(const Rules& r) {
   return not_yet(r);
 }
 
-std::uint32_t exponent_pattern(ScalePick pick, Value v, std::uint32_t a) {
-  const int emax = emax_elem(v);
-  switch (pick) {
-    case ScalePick::ocp_floor:
-      return a == 0 ? 0 : biased(floor_log2(a) - emax);
-    case ScalePick::torchao_ceil:
-      // The biased exponent field (0 for zero and subnormals), plus one for any mantissa bit.
-      return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - emax);
-    case ScalePick::torchao_even: {
-      const std::uint32_t rounded = (a + (std::uint32_t{1} << (22 - mantissa_bits(v)))) & 0xFF800000u;
-      if ((rounded >> 23) == 0xFFu) return 0xFFu;
-      return biased(static_cast<int>(rounded >> 23) - 127 - emax);
-    }
-    default: {
-      // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'
-      // FpEnvGuard), then the least power of two >= u; u <= 2^-127 takes the least, 2^-127.
-      const ValueInfo& vi = info(v);
-      const float m = static_cast<float>(vi.hi - vi.lo) / 2.0f;
-      const float u = std::bit_cast<float>(a) * (1.0f / m);
-      const std::uint32_t b = std::bit_cast<std::uint32_t>(u);
-      if (b <= 0x00400000u) return 0;
-      if (b < 0x00800000u) return 1;
-      return biased(static_cast<int>(b >> 23) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0));
-    }
-  }
+ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {
+  const ValueInfo& vi = info(v);
+  emax_ = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
+  const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
+  half_unit_ = std::uint32_t{1} << (22 - mantissa_bits);
+  rcp_m_ = 1.0f / (static_cast<float>(vi.hi - vi.lo) / 2.0f);
 }
 
 }  // namespace qscheme::fast::detail

@@ -4,6 +4,8 @@
 // unsupported-profile error naming it, never an answer under another point's rules.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "scheme/quantized.hpp"
@@ -36,7 +38,46 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options);
 Result<Profile> stored_profile(const Rules& r);
 
 // The ue8m0 pattern of a block of minifloat kind v with max |x| of bits a (finite), under pick
-// (not profile); 0xFF where torchao-even carries into f32's inf exponent (an error).
-std::uint32_t exponent_pattern(ScalePick pick, Value v, std::uint32_t a);
+// (not profile); 0xFF where torchao-even carries into f32's inf exponent (an error). The
+// constants of a call are fixed once (the loops over blocks call it per block).
+class ExponentRule {
+ public:
+  ExponentRule(ScalePick pick, Value v);
+  std::uint32_t operator()(std::uint32_t a) const {
+    switch (pick_) {
+      case ScalePick::ocp_floor:
+        return a == 0 ? 0 : biased(floor_log2(a) - emax_);
+      case ScalePick::torchao_ceil:
+        // The biased exponent field (0 for zero and subnormals), plus one for any mantissa bit.
+        return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - emax_);
+      case ScalePick::torchao_even: {
+        // Half a unit of the element's last mantissa bit added to the pattern, mantissa cleared.
+        const std::uint32_t rounded = (a + half_unit_) & 0xFF800000u;
+        if ((rounded >> 23) == 0xFFu) return 0xFFu;
+        return biased(static_cast<int>(rounded >> 23) - 127 - emax_);
+      }
+      default: {
+        // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'
+        // FpEnvGuard), then the least power of two >= u; u <= 2^-127 takes the least, 2^-127.
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) * rcp_m_);
+        if (b <= 0x00400000u) return 0;
+        if (b < 0x00800000u) return 1;
+        return biased(static_cast<int>(b >> 23) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0));
+      }
+    }
+  }
+
+ private:
+  // The ue8m0 pattern of 2^e, clamped to [2^-127, 2^127].
+  static std::uint32_t biased(int e) { return static_cast<std::uint32_t>(std::clamp(e, -127, 127) + 127); }
+  // floor(log2 a) of a positive finite f32 pattern (a subnormal is a * 2^-149).
+  static int floor_log2(std::uint32_t a) {
+    return a >= 0x00800000u ? static_cast<int>(a >> 23) - 127 : 31 - std::countl_zero(a) - 149;
+  }
+  ScalePick pick_;
+  int emax_;                // the exponent of the kind's largest normal value
+  std::uint32_t half_unit_;  // torchao-even: half of the kind's last mantissa bit, in amax's pattern
+  float rcp_m_;             // rceil: f32(1 / M)
+};
 
 }  // namespace qscheme::fast::detail

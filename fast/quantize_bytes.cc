@@ -153,6 +153,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const QuantizeOptions& options = point->options;
   const detail::ScalePick pick = point->pick;
   const bool picked = pick != detail::ScalePick::profile;
+  const detail::ExponentRule exponent(pick, scheme.value);
   // torch's codes run on quantize + encode.
   if (point->torch_codes) return general_quantize(scheme, shape, x, n, asked, out);
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
@@ -240,7 +241,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, asked, out);  // non-finite-input
     tensor_top = top;
     // torchao-even's NaN scale: its rounding is monotonic in max |x|, so the largest block finds it.
-    if (picked && detail::exponent_pattern(pick, scheme.value, top) == 0xFFu) {
+    if (picked && exponent(top) == 0xFFu) {
       return general_quantize(scheme, shape, x, n, asked, out);
     }
     if (given && gf.zero && !burn) {
@@ -422,7 +423,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           }
           bool in_range = true;
           for (std::uint64_t k = 0; k < nbc; ++k) {
-            const std::uint32_t b = detail::exponent_pattern(pick, scheme.value, a[k]);
+            const std::uint32_t b = exponent(a[k]);
             if (b == 0xFFu) {
               failed = true;
               return;

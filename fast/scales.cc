@@ -55,8 +55,9 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
     if (r.two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
   } else if (r.pick != ScalePick::profile) {
     // A ue8m0 exponent rule or rceil (points.hpp): one level, calibrated by max |x|.
+    const ExponentRule exponent(r.pick, r.value);
     for (std::uint64_t j = 0; j < nb; ++j) {
-      const std::uint32_t p = exponent_pattern(r.pick, r.value, bmax[j]);
+      const std::uint32_t p = exponent(bmax[j]);
       if (p == 0xFFu) return errors::torchao_even_nan_scale(j, alpha_f(j));
       stored[j] = std::ldexp(1.0, static_cast<int>(p) - 127);
     }
