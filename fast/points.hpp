@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "scheme/quantized.hpp"
@@ -45,6 +46,26 @@ class ExponentRule {
   ExponentRule(ScalePick pick, Value v);
   std::uint32_t operator()(std::uint32_t a) const {
     switch (pick_) {
+      case ScalePick::ocp_floor: return step<ScalePick::ocp_floor>(a);
+      case ScalePick::torchao_ceil: return step<ScalePick::torchao_ceil>(a);
+      case ScalePick::torchao_even: return step<ScalePick::torchao_even>(a);
+      default: return step<ScalePick::rceil>(a);
+    }
+  }
+  // out[k] = (*this)(a[k]) for k < n: one loop per rule, which the compiler vectorizes.
+  void operator()(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const {
+    switch (pick_) {
+      case ScalePick::ocp_floor: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::ocp_floor>(a[k]); break;
+      case ScalePick::torchao_ceil: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_ceil>(a[k]); break;
+      case ScalePick::torchao_even: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_even>(a[k]); break;
+      default: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::rceil>(a[k]); break;
+    }
+  }
+
+ private:
+  template <ScalePick kPick>
+  std::uint32_t step(std::uint32_t a) const {
+    switch (kPick) {
       case ScalePick::ocp_floor:
         return a == 0 ? 0 : biased(floor_log2(a) - emax_);
       case ScalePick::torchao_ceil:
@@ -67,7 +88,6 @@ class ExponentRule {
     }
   }
 
- private:
   // The ue8m0 pattern of 2^e, clamped to [2^-127, 2^127].
   static std::uint32_t biased(int e) { return static_cast<std::uint32_t>(std::clamp(e, -127, 127) + 127); }
   // floor(log2 a) of a positive finite f32 pattern (a subnormal is a * 2^-149).

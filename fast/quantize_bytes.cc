@@ -421,23 +421,25 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             }
             a = s.amax.get();
           }
-          bool in_range = true;
+          exponent(a, nbc, s.bits.get());
+          // e = 2^(b - 127) and InvF32(e) from their patterns: 2^(127 - b) within [2^-100, 2^100], NaN
+          // (the far path) beyond. Flags as sums, so that the loop has no branch.
+          unsigned nan_scale = 0, far = 0, out_of_range = 0;
           for (std::uint64_t k = 0; k < nbc; ++k) {
-            const std::uint32_t b = exponent(a[k]);
-            if (b == 0xFFu) {
-              failed = true;
-              return;
-            }
-            // e = 2^(b - 127) and InvF32(e) from their patterns: 2^(127 - b) within [2^-100, 2^100], NaN
-            // (the far path) beyond.
-            s.bits[k] = b;
+            const std::uint32_t b = s.bits[k];
+            nan_scale += b == 0xFFu;
             s.e[k] = std::bit_cast<double>(static_cast<std::uint64_t>(b + 896) << 52);
-            const bool far = b < 27 || b > 227;
-            s.inv[k] = far ? std::numeric_limits<float>::quiet_NaN() : std::bit_cast<float>((254 - b) << 23);
-            facts.any_far = facts.any_far || far;
-            in_range = in_range && within_range(a[k], s.e[k]);
+            const bool f = b < 27 || b > 227;
+            far += f;
+            s.inv[k] = std::bit_cast<float>(f ? 0x7FC00000u : (254 - b) << 23);
+            out_of_range += !within_range(a[k], s.e[k]);
           }
-          cs.clamp = !(clamp_kind && in_range);
+          if (nan_scale) {
+            failed = true;
+            return;
+          }
+          facts.any_far = far != 0;
+          cs.clamp = !(clamp_kind && out_of_range == 0);
         } else {
           // No clamp needed when no scale of the unit saturated.
           const bool needs_top = clamp_kind && may_saturate;
