@@ -39,6 +39,7 @@
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 
 namespace qscheme::bench {
@@ -213,6 +214,8 @@ struct Kernel {
   // With process_first_call: the child first quantizes this many elements with the same scheme,
   // untimed, as a host that sets the engine up ahead of time does (docs/PERFORMANCE.md).
   std::size_t warm_up = 0;
+  // quantize under a recipe's point (scheme/recipes.hpp) instead of `profile`
+  const char* recipe = nullptr;
 };
 
 // The warm-up call of the `after a warm-up` first-call rows: one block of 32.
@@ -315,6 +318,17 @@ inline const std::vector<Kernel>& kernels() {
       {.name = "quantize mxfp4 in cache, a process's first call after a warm-up", .scheme = "mxfp4",
        .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
        .process_first_call = true, .warm_up = kWarmUpElements},
+      // The recipes the fast engine runs, one pass: the MX family (torchao-mx-floor is ocp-mx's point).
+      {.name = "quantize mxfp8 ocp-mx", .scheme = "mxfp8", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
+      {.name = "quantize mxfp8 torchao-mx-ceil", .scheme = "mxfp8", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "torchao-mx-ceil"},
+      {.name = "quantize mxfp8 torchao-mx-even", .scheme = "mxfp8", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "torchao-mx-even"},
+      {.name = "quantize mxfp8 torchao-mx-rceil", .scheme = "mxfp8", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "torchao-mx-rceil"},
+      {.name = "quantize mxfp4 ocp-mx", .scheme = "mxfp4", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -349,6 +363,14 @@ class KernelRun {
       return;
     }
     options_.profile = k.profile;
+    if (k.recipe) {
+      auto r = find_recipe(k.recipe);
+      if (!r) {
+        status_ = r.status();
+        return;
+      }
+      options_ = recipe_options(**r, options_);
+    }
     bytes_.resize(l->total_bytes);
     if (k.direction == Direction::quantize && k.given) {
       auto q = fast::quantize(scheme_, shape_, x_, options_);

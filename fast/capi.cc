@@ -12,6 +12,7 @@
 #include "fast/fast.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 
@@ -85,8 +86,7 @@ struct Tensor {
   qscheme::Shape shape;
   qscheme::Layout layout;
 };
-qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, size_t rank) {
-  auto s = qscheme::parse_scheme(scheme);
+qscheme::Result<Tensor> ParseTensor(qscheme::Result<qscheme::Scheme> s, const uint64_t* shape, size_t rank) {
   if (!s) return s.status();
   QSCHEME_RETURN_IF_ERROR(qscheme::validate_scheme(*s));
   QSCHEME_RETURN_IF_ERROR(qscheme::validate_rank(rank));
@@ -94,6 +94,27 @@ qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, s
   auto l = qscheme::make_layout(*s, sh);
   if (!l) return l.status();
   return Tensor{*std::move(s), sh, *std::move(l)};
+}
+qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, size_t rank) {
+  return ParseTensor(qscheme::parse_scheme(scheme), shape, rank);
+}
+
+// A recipe by name (NULL: none), and the scheme of a call: the given text, or the recipe's
+// first scheme when it is NULL or empty; a recipe that writes ggml's blocks is not run here yet.
+qscheme::Result<const qscheme::Recipe*> FindRecipe(const char* name) {
+  if (!name) return static_cast<const qscheme::Recipe*>(nullptr);
+  auto r = qscheme::find_recipe(name);
+  if (!r) return r.status();
+  if ((*r)->format != qscheme::ByteFormat::burn) {
+    return qscheme::Status(ErrorCode::unsupported_profile, "recipe " + std::string((*r)->name) +
+                                                               " stores ggml's blocks, which the fast engine does not "
+                                                               "write or read yet; use the reference engine");
+  }
+  return *r;
+}
+qscheme::Result<qscheme::Scheme> SchemeOf(const qscheme::Recipe* r, const char* scheme) {
+  if (!r) return qscheme::parse_scheme(scheme);
+  return qscheme::recipe_scheme(*r, scheme ? scheme : "");
 }
 
 }  // namespace
@@ -123,11 +144,15 @@ int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t ra
   });
 }
 
-int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank, const float* x, size_t n,
-                          const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,
-                          uint64_t* err_index) {
+}  // extern "C"
+
+namespace {
+
+int Quantize(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank, const float* x, size_t n,
+             const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,
+             uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme) return NullArgument("scheme", err_index);
+    if (!scheme && !recipe) return NullArgument("scheme", err_index);
     if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
     if (!x && n) return NullArgument("x (with n > 0)", err_index);
     if (!out_len) return NullArgument("out_len", err_index);
@@ -152,10 +177,13 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
         return NullArgument("options->given_scales (with given_count > 0)", err_index);
       }
     }
+    const auto r = FindRecipe(recipe);
+    if (!r) return Fail(r.status(), err_index);
+    if (*r) o = qscheme::recipe_options(**r, o);  // the recipe's point decides, not options->profile
     // Every count the caller gives is checked against the layout before the memory it describes
     // is read, in the engines' order (layout, input size, scale count: errors.hpp), so a call
     // with several faults gets the C++ API's first error.
-    const auto t = ParseTensor(scheme, shape, rank);
+    const auto t = ParseTensor(SchemeOf(*r, scheme), shape, rank);
     if (!t) return Fail(t.status(), err_index);
     const qscheme::Scheme& s = t->scheme;
     const qscheme::Shape sh = t->shape;
@@ -198,10 +226,10 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
   });
 }
 
-int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes, size_t len,
-                            int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index) {
+int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
+               size_t len, int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme) return NullArgument("scheme", err_index);
+    if (!scheme && !recipe) return NullArgument("scheme", err_index);
     if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
     if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
     if (!out_len) return NullArgument("out_len", err_index);
@@ -211,8 +239,18 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
                   "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
                   err_index);
     }
+    const auto r = FindRecipe(recipe);
+    if (!r) return Fail(r.status(), err_index);
+    qscheme::Rules rules = qscheme::profile_rules(static_cast<qscheme::Profile>(profile));
+    if (*r) {
+      // A recipe's stored tensors are read as the profile whose reading equals its point's.
+      rules = (*r)->rules;
+      const auto p = qscheme::fast::reading_profile(rules);
+      if (!p) return Fail(p.status(), err_index);
+      profile = static_cast<int>(*p);
+    }
     // len is checked against the layout before a byte is read, as decode does first.
-    const auto t = ParseTensor(scheme, shape, rank);
+    const auto t = ParseTensor(SchemeOf(*r, scheme), shape, rank);
     if (!t) return Fail(t.status(), err_index);
     const qscheme::Scheme& s = t->scheme;
     const qscheme::Shape sh = t->shape;
@@ -226,7 +264,7 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
       return Ok(err_index);
     }
     // Too little room: the data errors first, in their documented order, out untouched.
-    const auto q = qscheme::fast::decode(s, sh, std::span<const std::uint8_t>(bytes, len), static_cast<qscheme::Profile>(profile));
+    const auto q = qscheme::fast::decode(s, sh, std::span<const std::uint8_t>(bytes, len), rules);
     if (!q) return Fail(q.status(), err_index);
     const auto d = qscheme::fast::dequantize(*q);
     if (!d) return Fail(d.status(), err_index);
@@ -240,6 +278,35 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
     if (!d->empty()) std::memcpy(out, d->data(), d->size() * sizeof(float));
     return Ok(err_index);
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank, const float* x, size_t n,
+                          const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,
+                          uint64_t* err_index) {
+  return Quantize(nullptr, scheme, shape, rank, x, n, options, out, out_cap, out_len, err_index);
+}
+
+int qscheme_fast_quantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                 const float* x, size_t n, const qscheme_quantize_options* options, uint8_t* out,
+                                 size_t out_cap, size_t* out_len, uint64_t* err_index) {
+  if (!recipe) return Guard(err_index, [&] { return NullArgument("recipe", err_index); });
+  return Quantize(recipe, scheme, shape, rank, x, n, options, out, out_cap, out_len, err_index);
+}
+
+int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes, size_t len,
+                            int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index) {
+  return Dequantize(nullptr, scheme, shape, rank, bytes, len, profile, out, out_cap, out_len, err_index);
+}
+
+int qscheme_fast_dequantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                   const uint8_t* bytes, size_t len, float* out, size_t out_cap, size_t* out_len,
+                                   uint64_t* err_index) {
+  if (!recipe) return Guard(err_index, [&] { return NullArgument("recipe", err_index); });
+  return Dequantize(recipe, scheme, shape, rank, bytes, len, QSCHEME_PROFILE_EXACT, out, out_cap, out_len, err_index);
 }
 
 size_t qscheme_last_error_message(char* buf, size_t cap) {

@@ -15,6 +15,7 @@
 #include "fast/kernels/scalar.h"
 #include "fast/onnx.h"
 #include "fast/plan.hpp"
+#include "fast/points.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/extension_kinds.hpp"
@@ -56,9 +57,47 @@ Status check_given(const GivenScales& gs, const Layout& l, bool two) {
 
 // ------------------------------------------------------------------------------- quantize
 
-Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
-                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
+// The given scales against the layout: count, global, values.
+Status check_given_scales(const GivenScales& given, const Layout& l, bool two) {
+  if (given.block.size() != l.scales) {
+    return errors::given_scale_count(given.block.size(), l.scales);
+  }
+  if (given.global.has_value() != two) {
+    return errors::given_global_presence(two);
+  }
+  // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
+  return check_given(given, l, two);
+}
+
+// torch's codes over given scales (points.hpp, Point::torch_codes), after the given scales and
+// the input are checked as the reference checks them.
+Status quantize_torch(const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
+                      std::int32_t* codes, std::uint32_t* scale_bits) {
+  for (std::size_t i = 0; i < l.elements; ++i) {
+    if (!std::isfinite(x[i])) return errors::non_finite_input(i);
+  }
+  // A given -0 is stored as +0, and codes are computed with the stored scale.
+  std::vector<float> inv(l.scales);
+  for (std::size_t j = 0; j < l.scales; ++j) {
+    const float e = std::fabs(given.block[j]);
+    scale_bits[j] = scalar::f32_bits(e);
+    inv[j] = 1.0f / e;  // 1 / 0 = +inf
+  }
+  const ValueInfo& vi = info(scheme.value);
+  const float lo = static_cast<float>(vi.lo), hi = static_cast<float>(vi.hi);
+  const Geo g(l);
+  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
+    for (std::uint64_t i = 0; i < len; ++i) {
+      const float t = std::nearbyint(x[off + i] * inv[b + i / g.bw]);  // ties to even (FpEnvGuard)
+      codes[off + i] = static_cast<std::int32_t>(std::isnan(t) || t >= 0x1p63f ? lo : std::clamp(t, lo, hi));
+    }
+  });
+  return {};
+}
+
+Status quantize_point(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
+                      detail::ScalePick pick, std::int32_t* codes, std::uint32_t* scale_bits,
+                      std::uint32_t* global_bits) {
   // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
   if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
   auto lr = layout_for_values(scheme, shape, n);
@@ -69,16 +108,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
   const GivenScales* given = opt.scales ? &*opt.scales : nullptr;
-  if (given) {
-    if (given->block.size() != l.scales) {
-      return errors::given_scale_count(given->block.size(), l.scales);
-    }
-    if (given->global.has_value() != two) {
-      return errors::given_global_presence(two);
-    }
-    // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
-    QSCHEME_RETURN_IF_ERROR(check_given(*given, l, two));
-  }
+  if (given) QSCHEME_RETURN_IF_ERROR(check_given_scales(*given, l, two));
   if (!given && burn && absmean && two) {
     return errors::burn_absmean_two_level();
   }
@@ -91,7 +121,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
     // below, which reports errors in the documented order.
     bool row_blocks = scheme.block.has_value();
     for (std::size_t d = 0; d + 1 < g.R; ++d) row_blocks = row_blocks && g.block[d] == 1;
-    if (row_blocks && !two && !given && !absmean && g.elements > 0) {
+    if (row_blocks && !two && !given && !absmean && g.elements > 0 && pick == detail::ScalePick::profile) {
       const ValueInfo& vi = info(scheme.value);
       const ScaleDtype sd = scheme.scale_dtype();
       const Grid grid = detail::grid_of(sd);
@@ -188,7 +218,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
       for (std::uint64_t i = 0; i < len; ++i) sums[b + i / g.bw].add_abs(x[off + i]);
     });
   }
-  const detail::ScaleRule rule = detail::scale_rule(scheme, opt);
+  const detail::ScaleRule rule = detail::scale_rule(scheme, opt, pick);
   detail::BlockScales sc;
   QSCHEME_RETURN_IF_ERROR(detail::block_scales(rule, kf, l, g, x, bmax, sums, given, scale_bits, global_bits, &sc));
 
@@ -218,6 +248,30 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   return {};
 }
 
+// The point options ask for (points.hpp), checked in the reference's order: layout, given
+// scales, then the rules.
+Result<detail::Point> resolve_point(const Scheme& scheme, Shape shape, std::size_t n, const QuantizeOptions& opt) {
+  if (opt.rules && !profile_of(*opt.rules)) {
+    auto lr = layout_for_values(scheme, shape, n);
+    if (!lr) return lr.status();
+    if (opt.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(*opt.scales, *lr, scheme.two_level()));
+  }
+  return detail::point_of(scheme, opt);
+}
+
+Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
+                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
+  const Result<detail::Point> p = resolve_point(scheme, shape, n, opt);
+  if (!p) return p.status();
+  if (p->torch_codes) {
+    auto lr = layout_for_values(scheme, shape, n);
+    if (!lr) return lr.status();
+    return quantize_torch(scheme, *lr, x, *opt.scales, codes, scale_bits);
+  }
+  return quantize_point(scheme, shape, x, n, p->options, p->pick, codes, scale_bits, global_bits);
+}
+
 // ------------------------------------------------------------------------------- checks
 
 struct CodeRange {
@@ -233,12 +287,17 @@ CodeRange code_range(Value v) {
 // The corrupt-bytes error for code i of q.
 Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }
 
+// The profile q is read under: its own, or the one its point reads stored tensors as.
+Result<Profile> reading_profile(const QuantizedTensor& q) {
+  return q.rules ? detail::stored_profile(*q.rules) : Result<Profile>(q.profile);
+}
+
 // Validates q against its scheme and shape and computes the scales DequantRow multiplies by: eb
 // and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the stored scales, g =
 // the global (1 for one level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
 // check_codes = false leaves the codes to the caller (dequantize_impl checks them piece by piece).
-Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuffer<float>* eb, float* g,
-                       bool check_codes = true) {
+Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& l, detail::BigBuffer<float>* eb,
+                       float* g, bool check_codes = true) {
   const kernels::Kernels& kf = kernels::Get();
   if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
@@ -259,7 +318,7 @@ Status check_quantized(const QuantizedTensor& q, const Layout& l, detail::BigBuf
       check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
   if (bad != q.codes.size()) return bad_code(q, bad);
   *g = 1.0f;
-  if (q.profile != Profile::burn) {
+  if (profile != Profile::burn) {
     // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
     // as the first product is exact (SEMANTICS-fast.md section 4): f32 lanes suffice.
     if (two) *g = static_cast<float>(gv);
@@ -283,11 +342,13 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
+  const Result<Profile> profile = reading_profile(q);
+  if (!profile) return profile.status();
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
-  const bool exact = q.profile != Profile::burn;  // onnx dequantizes as exact
+  const bool exact = *profile != Profile::burn;  // onnx dequantizes as exact
   const bool late_codes = out_private && exact && n == l.elements;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs, !late_codes));
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, *profile, l, &eb, &gs, !late_codes));
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
       return errors::burn_scale_product_overflow(j);
@@ -443,7 +504,16 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   if (!lr) return lr.status();
   QuantizedTensor q;
   q.scheme = scheme;
+  // A point that is a profile's is that profile, as in reference::quantize.
   q.profile = options.profile;
+  if (options.rules) {
+    if (const std::optional<Profile> p = profile_of(*options.rules)) {
+      q.profile = *p;
+    } else {
+      q.profile = Profile::exact;
+      q.rules = options.rules;
+    }
+  }
   q.shape.assign(shape.begin(), shape.end());
   if (x.size() == lr->elements) {
     q.codes.resize(lr->elements);
@@ -476,9 +546,11 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   auto lr = make_layout(q.scheme, q.shape);
   if (!lr) return lr.status();
   const Layout& l = *lr;
+  const Result<Profile> profile = reading_profile(q);
+  if (!profile) return profile.status();
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, l, &eb, &gs));
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, *profile, l, &eb, &gs));
   std::vector<std::uint8_t> out(l.total_bytes);
   encode_values(q, l, out.data());
   const int sb = info(q.scheme.scale_dtype()).bytes;
@@ -541,6 +613,17 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
     }
     q.global_bits = gb;
   }
+  return q;
+}
+
+Result<Profile> reading_profile(const Rules& rules) { return detail::stored_profile(rules); }
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               const Rules& rules) {
+  const Result<Profile> p = detail::stored_profile(rules);
+  if (!p) return p.status();
+  Result<QuantizedTensor> q = decode(scheme, shape, bytes, *p);
+  if (q && !profile_of(rules)) q->rules = rules;
   return q;
 }
 

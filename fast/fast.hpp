@@ -11,11 +11,13 @@
 
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
+#include "scheme/rules.hpp"
 #include "scheme/status.hpp"
 
 namespace qscheme::fast {
 
-// Quantizes row-major f32 `x` of `shape` under `scheme`. Errors, checked in this order: every
+// Quantizes row-major f32 `x` of `shape` under `scheme`, under options.rules when set (a point
+// fast/points.hpp runs, else unsupported-profile). Errors, checked in this order: every
 // validate() error; size-mismatch (x.size() != element count; given scales of the wrong count or
 // a global present/absent against the scheme's levels); invalid-scale (index = scale, the
 // global's index is the block-scale count); unsupported-profile (burn + absmean over two levels,
@@ -39,6 +41,17 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q);
 // cannot produce (index = element), a scale (index = scale), the global (no index).
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                Profile profile = Profile::exact);
+// The same under a point of the rule space (a recipe's): the tensor carries the point, as
+// reference::decode gives it. unsupported-profile for a point whose stored tensors the fast
+// engine does not read yet.
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               const Rules& rules);
+
+// The profile under which the fast engine reads tensors stored under the point `rules` (a
+// recipe's): their checks, dequantize and decode there equal the point's own. unsupported-profile
+// for a point whose stored tensors it does not read yet. (fast::quantize takes a recipe as
+// recipe_options(recipe, options), scheme/recipes.hpp.)
+Result<Profile> reading_profile(const Rules& rules);
 
 // ---- lower-level entry points: caller-owned buffers, no vectors --------------------------------
 
@@ -70,8 +83,8 @@ enum class OutputPolicy : std::uint8_t {
 // total_bytes (else size-mismatch). Bytes and errors equal encode(quantize(...)).
 // The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
 // calibration or given scales, per-tensor scales or blocks along the last axis whose extent is a
-// multiple of the target's f32 lanes, one or two levels, any store; every other case runs
-// quantize + encode.
+// multiple of the target's f32 lanes, one or two levels, any store, and the MX recipes' points
+// (fast/points.hpp) on such blocks; every other case runs quantize + encode.
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
                          OutputPolicy policy = OutputPolicy::untouched_on_error);

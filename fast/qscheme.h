@@ -93,6 +93,19 @@ int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank
 int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
                             size_t len, int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index);
 
+/* The same under a named recipe (`qscheme recipes` lists them; e.g. "ocp-mx"): its point of the
+ * rule space replaces options->profile (calibration and given scales still apply). scheme is
+ * one the recipe reproduces, or NULL or "" for its first. QSCHEME_INVALID_ARGUMENT for an unknown
+ * name or a scheme the recipe does not take; QSCHEME_UNSUPPORTED_PROFILE for a recipe the fast
+ * engine does not run yet (the message names it). */
+int qscheme_fast_quantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                 const float* x, size_t n, const qscheme_quantize_options* options, uint8_t* out,
+                                 size_t out_cap, size_t* out_len, uint64_t* err_index);
+/* Dequantizes bytes a recipe wrote, as qscheme_fast_dequantize under the recipe's point. */
+int qscheme_fast_dequantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                   const uint8_t* bytes, size_t len, float* out, size_t out_cap, size_t* out_len,
+                                   uint64_t* err_index);
+
 /* Gives back the calling thread's kept scratch: each thread keeps its largest whole-tensor
  * scratch (1/16 of its largest input for nvfp4) for its next call; freed at thread exit too. */
 void qscheme_fast_release_scratch(void);

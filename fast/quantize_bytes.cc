@@ -17,6 +17,7 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
+#include "fast/points.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
@@ -138,7 +139,7 @@ bool burn_divisor_of(double c, bool two, float g, float* eb) {
 }  // namespace
 
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
-                         const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
+                         const QuantizeOptions& asked, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_values(scheme, shape, n);
@@ -148,6 +149,15 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
                                                 " bytes; the layout needs " + std::to_string(l.total_bytes));
   }
+  // The point asked for (points.hpp); the general path reports a rejected one.
+  const Result<detail::Point> point = detail::point_of(scheme, asked);
+  if (!point) return general_quantize(scheme, shape, x, n, asked, out);
+  const QuantizeOptions& options = point->options;
+  const detail::ScalePick pick = point->pick;
+  const bool picked = pick != detail::ScalePick::profile;
+  const detail::ExponentRule exponent(pick, scheme.value);
+  // torch's codes run on quantize + encode.
+  if (point->torch_codes) return general_quantize(scheme, shape, x, n, asked, out);
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
   const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
@@ -155,13 +165,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
   // unit are left to the general path.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
-      (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk)) {
-    return general_quantize(scheme, shape, x, n, options, out);
+      (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
+      (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
+    return general_quantize(scheme, shape, x, n, asked, out);
   }
   GivenFacts gf;
   if (given) {
     gf = given_facts(*given, l, p.two, p.spec.has_zero);
-    if (!gf.ok) return general_quantize(scheme, shape, x, n, options, out);  // the given-scale error
+    if (!gf.ok) return general_quantize(scheme, shape, x, n, asked, out);  // the given-scale error
   }
 
   std::uint8_t* scales_out = out + l.value_bytes;
@@ -229,11 +240,15 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     });
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
-    if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, options, out);  // non-finite-input
+    if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, asked, out);  // non-finite-input
     tensor_top = top;
+    // torchao-even's NaN scale: its rounding is monotonic in max |x|, so the largest block finds it.
+    if (picked && exponent(top) == 0xFFu) {
+      return general_quantize(scheme, shape, x, n, asked, out);
+    }
     if (given && gf.zero && !burn) {
       for (std::uint64_t j = 0; j < l.scales; ++j) {
-        if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, options, out);
+        if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, asked, out);
       }
     }
     if (burn) {
@@ -241,14 +256,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       // largest maximum, g * s_j at the largest stored scale.
       float q = 0;
       if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
-        return general_quantize(scheme, shape, x, n, options, out);  // burn-alpha-overflow
+        return general_quantize(scheme, shape, x, n, asked, out);  // burn-alpha-overflow
       }
       // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
       if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
       float top_eb;
       const double c_top = detail::grid_round_up(given ? gf.top : (p.two ? q / bg : q), detail::grid_of(p.sd));
       if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
-        return general_quantize(scheme, shape, x, n, options, out);  // burn-scale-product-overflow
+        return general_quantize(scheme, shape, x, n, asked, out);  // burn-scale-product-overflow
       }
       spec.g = bg;
     } else if (p.two && !given) {
@@ -396,6 +411,37 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           bool in_range = clamp_kind && a != nullptr;
           for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
           cs.clamp = !in_range;
+        } else if (picked) {
+          // A ue8m0 exponent rule or rceil: 2^k per block, then the exact profile's codes of x / 2^k,
+          // clamped where some block's max |x| lies beyond the kind's max times 2^k.
+          if (prepass) {
+            a = &amax[j0];
+          } else {
+            if (kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u) {
+              failed = true;
+              return;
+            }
+            a = s.amax.get();
+          }
+          exponent(a, nbc, s.bits.get());
+          // e = 2^(b - 127) and InvF32(e) from their patterns: 2^(127 - b) within [2^-100, 2^100], NaN
+          // (the far path) beyond. Flags as sums, so that the loop has no branch.
+          unsigned nan_scale = 0, far = 0, out_of_range = 0;
+          for (std::uint64_t k = 0; k < nbc; ++k) {
+            const std::uint32_t b = s.bits[k];
+            nan_scale += b == 0xFFu;
+            s.e[k] = std::bit_cast<double>(static_cast<std::uint64_t>(b + 896) << 52);
+            const bool f = b < 27 || b > 227;
+            far += f;
+            s.inv[k] = std::bit_cast<float>(f ? 0x7FC00000u : (254 - b) << 23);
+            out_of_range += !within_range(a[k], s.e[k]);
+          }
+          if (nan_scale) {
+            failed = true;
+            return;
+          }
+          facts.any_far = far != 0;
+          cs.clamp = !(clamp_kind && out_of_range == 0);
         } else {
           // No clamp needed when no scale of the unit saturated.
           const bool needs_top = clamp_kind && may_saturate;
@@ -446,7 +492,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     }
   });
   // Only single_pass gets here with a data error; out is then unspecified (fast.hpp).
-  if (failed.load()) return general_quantize(scheme, shape, x, n, options, out);
+  if (failed.load()) return general_quantize(scheme, shape, x, n, asked, out);
   return {};
 }
 

@@ -9,7 +9,7 @@
 
 namespace qscheme::fast::detail {
 
-ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt) {
+ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick) {
   const ValueInfo& vi = info(s.value);
   ScaleRule r;
   r.sd = s.scale_dtype();
@@ -21,6 +21,8 @@ ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt) {
   r.absmean = opt.calibration == Calibration::absmean;
   r.lo = vi.lo;
   r.hi = vi.hi;
+  r.value = s.value;
+  r.pick = opt.scales ? ScalePick::profile : pick;
   return r;
 }
 
@@ -51,6 +53,14 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
   if (given) {
     for (std::uint64_t j = 0; j < nb; ++j) stored[j] = grid_round_up(given->block[j], grid);
     if (r.two) gval = *given->global + 0.0;  // a given -0 is stored as +0 (a stored sign bit is corrupt)
+  } else if (r.pick != ScalePick::profile) {
+    // A ue8m0 exponent rule or rceil (points.hpp): one level, calibrated by max |x|.
+    const ExponentRule exponent(r.pick, r.value);
+    for (std::uint64_t j = 0; j < nb; ++j) {
+      const std::uint32_t p = exponent(bmax[j]);
+      if (p == 0xFFu) return errors::torchao_even_nan_scale(j, alpha_f(j));
+      stored[j] = std::ldexp(1.0, static_cast<int>(p) - 127);
+    }
   } else if (!r.burn) {
     // exact profile
     if (!r.two) {
@@ -100,7 +110,7 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
   BlockScales& bs = *out;
   bs.g = r.two ? gval : 1.0;
   bs.plan = {r.lo, false};
-  const bool vector_scales = !given && !r.burn && !r.absmean;
+  const bool vector_scales = !given && !r.burn && !r.absmean && r.pick == ScalePick::profile;
   if (vector_scales) {
     // W * g is exact: W has at most 17 significant bits, g 24.
     kernels::ScaleSpec sp = scale_spec(r.sd, r.two ? W * gval : W, r.two ? gval : 1.0);

@@ -10,6 +10,7 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/plan.hpp"
+#include "fast/points.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
@@ -25,8 +26,10 @@ struct ScaleRule {
   double Dmax = 1;  // two levels: the block dtype's largest value; else 1
   bool two = false, burn = false, absmean = false;
   int lo = 0, hi = 0;
+  Value value = Value::q8s;
+  ScalePick pick = ScalePick::profile;  // calibrated: the scale step of a point that is no profile's
 };
-ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt);
+ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick = ScalePick::profile);
 
 // The exact profile's global from gm, the least f32 the calibration allows: at least 2^-126, so
 // that it is a normal f32 (docs/SEMANTICS.md).

@@ -1,4 +1,5 @@
-// fuzz_differential: a scheme, profile, calibration or given scales, shape and f32 data from the input, through reference:: and fast:: (automatic target and one forced target).
+// fuzz_differential: a scheme, profile, calibration or given scales, shape and f32 data from the input, through reference:: and fast:: (automatic target and one forced target);
+// with a recipe picked by the target byte's high nibble, through both engines under that recipe's point too (when the fast engine runs it).
 // Failure: any difference in error code, codes, stored scales, encoded bytes or dequantized bits between the engines, or a crash.
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "fuzz/fuzz_tensor.h"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "scheme/float_bits.hpp"
 
@@ -62,6 +64,7 @@ std::string describe(const qscheme::fuzz::TensorParams& p, const qscheme::Quanti
   std::string s = "scheme " + format_scheme(p.scheme) + "  shape " + fuzz::shape_string(p.shape) + "  x.size " +
                   std::to_string(n) + "  profile " + std::string(to_string(o.profile)) + "  calibration " +
                   std::string(to_string(o.calibration)) + "  fast target " + target;
+  if (o.rules) s += "\nrules " + format_rules(*o.rules);
   if (o.scales) {
     s += "\ngiven block scales (" + std::to_string(o.scales->block.size()) + "):";
     for (std::size_t i = 0; i < o.scales->block.size() && i < 8; ++i) {
@@ -92,7 +95,9 @@ void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, s
     }
     if (!st.ok() || !rdq.ok()) continue;
     std::vector<float> d(static_cast<std::size_t>(l->elements));
-    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(), o.profile, d.data(),
+    const Result<Profile> reading = o.rules ? fast::reading_profile(*o.rules) : Result<Profile>(o.profile);
+    FUZZ_ASSERT_MSG(reading.ok(), ctx + "\nreading_profile: " + reading.status().to_string());
+    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(), *reading, d.data(),
                                                   d.size(), pol);
     FUZZ_ASSERT_MSG(ds.ok(), ctx + "\ndequantize_from_bytes: " + ds.to_string());
     fuzz::require_same_floats(ctx + "\n(dequantize_from_bytes)", "reference", *rdq, "fused", d);
@@ -113,8 +118,10 @@ void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, 
   if (fuzz::require_same_outcome(ctx, "encode", rb, fb)) {
     fuzz::require_same_bytes(ctx, "reference", *rb, "fast", *fb);
     if (kCheckRoundTrip) {
-      const auto rd = reference::decode(p.scheme, p.shape, *rb, rq->profile);
-      const auto fd = fast::decode(p.scheme, p.shape, *fb, fq->profile);
+      const auto rd = rq->rules ? reference::decode(p.scheme, p.shape, *rb, *rq->rules, ByteFormat::burn)
+                                : reference::decode(p.scheme, p.shape, *rb, rq->profile);
+      const auto fd = fq->rules ? fast::decode(p.scheme, p.shape, *fb, *fq->rules)
+                                : fast::decode(p.scheme, p.shape, *fb, fq->profile);
       FUZZ_ASSERT_MSG(rd.ok() && fd.ok(), ctx + "\ndecode of encoded bytes failed: reference " +
                                               rd.status().to_string() + " | fast " + fd.status().to_string());
       fuzz::require_same_tensor(ctx + "\n(reference decode(encode(q)) vs q)", "decoded", *rd, "quantized", *rq);
@@ -170,6 +177,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       g.global = narrow_scales ? payload.narrow_scale() : payload.raw_float();
     }
     o.scales = std::move(g);
+  }
+
+  // Target byte high nibble k > 0: recipes()[(k - 1) % count] instead of the profile, when it
+  // takes the scheme and the fast engine runs its point.
+  if (const std::uint8_t k = p.target >> 4; k != 0) {
+    const Recipe& r = recipes()[(k - 1) % recipes().size()];
+    if (!recipe_accepts(r, p.scheme)) return 0;
+    o = recipe_options(r, o);
+    const auto probe = fast::quantize(p.scheme, p.shape, x, o);
+    if (!probe.ok() && probe.status().code() == ErrorCode::unsupported_profile &&
+        probe.status().message().find("does not run this point") != std::string::npos) {
+      return 0;
+    }
   }
 
   const auto rq = reference::quantize(p.scheme, p.shape, x, o);

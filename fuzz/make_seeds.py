@@ -126,9 +126,33 @@ def edge_inputs(out, tool):
             out.put(f"edge_input_{tag}_{name}", bytes.fromhex(payload) + tensor_tail(scheme, shape, flags, target=j % 4))
 
 
+# Schemes the recipes take (scheme/recipes.cpp), for the recipe seeds.
+RECIPE_SCHEMES = [("mxfp8", [2, 32]), ("mxfp8-e5m2", [64]), ("mxfp4", [2, 32]), ("nvfp4", [2, 16]),
+                  ("q8_0", [64]), ("q4s:packed-u32(0):block[32]=f16", [2, 32]), ("q8f:block[32]=f32", [2, 32])]
+
+
+def recipe_seeds(out):
+    """Each recipe (the target byte's high nibble k picks recipes()[(k - 1) % count]) over the
+    schemes recipes take; the target skips a recipe that does not take the scheme. Block maxima at
+    powers of two, an ulp below, the half-up points of torchao's EVEN scale and f32's largest."""
+    tops = [0x3F800000, 0x3F7FFFFF, 0x40400000, 0x3FF00000, 0x3FEFFFFF, 0x7F7FFFFF, 0x00400000, 0x42E00000]
+    for scheme, shape in RECIPE_SCHEMES:
+        n = 1
+        for d in shape:
+            n *= d
+        bits = []
+        for i in range(n):
+            top = tops[(i // 16) % len(tops)]
+            bits.append((top if i % 5 == 0 else top >> 1 if top > 0x00800000 else top // 3) | (0x80000000 if i % 2 else 0))
+        tag = scheme.replace(":", "_")
+        for k in range(1, 16):
+            out.put(f"recipe_{k:02d}_{tag}", f32_bits(bits) + tensor_tail(scheme, shape, 0, (k << 4) | (k % 4)))
+
+
 def differential(vectors, edge_tool):
     out = Out("fuzz_differential")
     edge_inputs(out, edge_tool)
+    recipe_seeds(out)
     for v in vectors:
         if v["op"] not in ("quantize", "quantize_given"):
             continue

@@ -35,62 +35,23 @@ Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<c
   return {};
 }
 
-// The fast engine runs the three profiles' points only (a point that is a profile's runs as that
-// profile); any other point is an error, never a silent answer under another point's rules.
-Status fast_not_yet(const Rules& r) {
-  return Status(ErrorCode::unsupported_profile, "the fast engine does not run this point of the rule space yet (" +
-                                                    format_rules(r) + "); use --engine reference");
-}
-
-Result<QuantizeOptions> fast_options(const QuantizeOptions& options) {
-  if (!options.rules) return options;
-  const std::optional<Profile> p = profile_of(*options.rules);
-  if (!p) return fast_not_yet(*options.rules);
-  QuantizeOptions o = options;
-  o.profile = *p;
-  o.rules.reset();
-  return o;
-}
-
-Result<QuantizedTensor> fast_quantize(const Scheme& scheme, Shape shape, std::span<const float> x,
-                                      const QuantizeOptions& options) {
-  Result<QuantizeOptions> o = fast_options(options);
-  if (!o) return o.status();
-  return fast::quantize(scheme, shape, x, *o);
-}
-
-Result<std::vector<float>> fast_dequantize(const QuantizedTensor& q) {
-  if (q.rules) return fast_not_yet(*q.rules);
-  return fast::dequantize(q);
-}
-
-Result<std::vector<std::uint8_t>> fast_encode(const QuantizedTensor& q) {
-  if (q.rules) return fast_not_yet(*q.rules);
-  return fast::encode(q);
-}
-
 Result<QuantizedTensor> fast_decode_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                        const Rules& rules, ByteFormat format) {
-  const std::optional<Profile> p = profile_of(rules);
-  if (!p) return fast_not_yet(rules);
   if (format != ByteFormat::burn) {
     return Status(ErrorCode::unsupported_profile, "the fast engine does not read ggml's blocks yet; use --engine reference");
   }
-  return fast::decode(scheme, shape, bytes, *p);
+  return fast::decode(scheme, shape, bytes, rules);
 }
 
 Result<std::vector<std::uint8_t>> fast_encode_as(const QuantizedTensor& q, ByteFormat format) {
   if (format != ByteFormat::burn) {
     return Status(ErrorCode::unsupported_profile, "the fast engine does not write ggml's blocks yet; use --engine reference");
   }
-  return fast_encode(q);
+  return fast::encode(q);
 }
 
 Result<std::vector<std::uint8_t>> fast_quantize_bytes(const Scheme& scheme, Shape shape, std::span<const float> x,
-                                                      const QuantizeOptions& given_options) {
-  Result<QuantizeOptions> o = fast_options(given_options);
-  if (!o) return o.status();
-  const QuantizeOptions& options = *o;
+                                                      const QuantizeOptions& options) {
   const auto l = make_layout(scheme, shape);
   if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
   std::vector<std::uint8_t> out;
@@ -121,7 +82,7 @@ Result<std::vector<std::uint8_t>> reference_encode_as(const QuantizedTensor& q, 
 
 const std::vector<Engine>& engines() {
   static const std::vector<Engine> kEngines{
-      {"fast", &fast_quantize, &fast_dequantize, &fast_encode, &fast::decode, &fast_quantize_bytes,
+      {"fast", &fast::quantize, &fast::dequantize, &fast::encode, &fast::decode, &fast_quantize_bytes,
        &fast_dequantize_bytes, &fast_decode_as, &fast_encode_as},
       {"reference", &reference::quantize, &reference::dequantize, &reference::encode, &reference::decode,
        &reference_quantize_bytes, &reference_dequantize_bytes, &reference_decode_as, &reference_encode_as},

@@ -17,6 +17,8 @@
 #include "props/generators.h"
 #include "reference/reference.hpp"
 #include "scheme/float_bits.hpp"
+#include "scheme/recipes.hpp"
+#include "scheme/text.hpp"
 
 using namespace qscheme;
 using namespace qscheme::props;
@@ -116,6 +118,84 @@ RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
   }
   RC_ASSERT(out == reference::encode(*r).value());
   RC_ASSERT(same_f32_bits(fast::dequantize(*r).value(), reference::dequantize(*r).value()));
+}
+
+// A recipe that names its schemes (the profiles, which take any, are the properties above), and
+// one of them: "[...]" (any block) as a drawn extent.
+std::pair<const Recipe*, Scheme> recipe_and_scheme() {
+  std::vector<const Recipe*> named;
+  for (const Recipe& r : recipes())
+    if (r.schemes != "any") named.push_back(&r);
+  const Recipe* r = *rc::gen::elementOf(named);
+  std::vector<std::string> texts;
+  std::string_view rest = r->schemes;
+  while (!rest.empty()) {
+    const std::size_t semi = std::min(rest.find(';'), rest.size());
+    std::string t(rest.substr(0, semi));
+    rest.remove_prefix(std::min(semi + 1, rest.size()));
+    while (!t.empty() && t.front() == ' ') t.erase(0, 1);
+    if (const std::size_t dots = t.find("[...]"); dots != std::string::npos) {
+      t.replace(dots, 5, "[" + std::to_string(*rc::gen::element(1, 8, 16, 32, 33)) + "]");
+    }
+    texts.push_back(t);
+  }
+  return {r, parse_scheme(*rc::gen::elementOf(texts)).value()};
+}
+
+// Every recipe the fast engine runs: the reference's tensor or error, bytes and dequantized bits
+// from quantize, the fused path and the stored tensor's dequantize; some block maxima set to the
+// edges of the ue8m0 exponent rules (powers of two, an ulp either side, the half-up points of
+// torchao-even, f32's largest values). A recipe it does not run yet is unsupported-profile.
+RC_BOOST_PROP(fast_matches_reference_for_every_recipe_it_runs, ()) {
+  const auto [recipe, scheme] = recipe_and_scheme();
+  Case c;
+  c.scheme = scheme;
+  c.shape = *rc::gen::suchThat(shape_for(c.scheme), [s = c.scheme](const std::vector<std::uint64_t>& sh) {
+    return validate(s, sh).ok();
+  });
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x = *tensor_for(c.scheme, l);
+  if (!c.x.empty() && *rc::gen::inRange(0, 2) == 0) {
+    const int k = *rc::gen::inRange(0, 8);
+    for (int i = 0; i < k; ++i) {
+      const std::uint32_t base = *rc::gen::element(0x3F800000u, 0x3FC00000u, 0x3FE00000u, 0x3FF00000u, 0x7F700000u,
+                                                   0x7F780000u, 0x00400000u, 0x00800000u);
+      const std::uint32_t bits = base + static_cast<std::uint32_t>(*rc::gen::inRange(-1, 2)) +
+                                 (base >= 0x00800000u && base < 0x7F000000u
+                                      ? static_cast<std::uint32_t>(*rc::gen::inRange(-8, 8)) << 23
+                                      : 0u);
+      c.x[*rc::gen::inRange<std::size_t>(0, c.x.size())] = f32_from_bits(bits | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+    }
+  }
+  c.options = recipe_options(*recipe, {});
+  // A recipe of given scales (torch-qint8) always gets them; the others now and then (rejected).
+  if (recipe->rules.source == rule::Source::given_f32 || *rc::gen::inRange(0, 6) == 0) {
+    c.options.scales = *given_scales_for(c.scheme, l);
+  }
+  c = maybe_broken(std::move(c));
+  RC_TAG(std::string(recipe->name));
+  RC_LOG() << "recipe " << recipe->name << ", " << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  const auto f = fast::quantize(c.scheme, c.shape, c.x, c.options);
+  if (!f.ok() && f.status().message().find("does not run this point") != std::string::npos) {
+    RC_ASSERT(f.status().code() == ErrorCode::unsupported_profile);
+    RC_TAG("not run by the fast engine yet");
+    return;
+  }
+  check_same_result(r, f);
+  std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+  const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(),
+                                            out.size(), fast::OutputPolicy::untouched_on_error);
+  RC_ASSERT(st.ok() == r.ok());
+  if (!r.ok()) {
+    RC_ASSERT(st.to_string() == r.status().to_string());
+    RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+    return;
+  }
+  RC_ASSERT(out == reference::encode(*r).value());
+  RC_ASSERT(fast::encode(*f).value() == out);
+  RC_ASSERT(same_f32_bits(fast::dequantize(*f).value(), reference::dequantize(*r).value()));
+  RC_ASSERT(fast::decode(c.scheme, c.shape, out, *c.options.rules).value() == *r);
 }
 
 // Zero given scales over sparse data: both engines name the first offending element in

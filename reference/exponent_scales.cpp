@@ -4,6 +4,7 @@
 
 #include "reference/minifloat.hpp"
 #include "reference/values.hpp"
+#include "scheme/errors.hpp"
 
 namespace qscheme::reference {
 namespace {
@@ -90,11 +91,7 @@ Result<std::uint32_t> exponent_scale(ScaleRounding rule, Value v, float amax, st
       const int mbits = format_info(format_of(v)).man_bits;
       const std::uint32_t rounded = (bits + (std::uint32_t{1} << (22 - mbits))) & 0xFF800000u;
       if ((rounded >> 23) == 0xFFu) {  // carried into inf: torchao stores the NaN scale 0xFF
-        return Status(ErrorCode::unsupported_profile,
-                      "block " + std::to_string(block) + ": max |x| = " + std::to_string(amax) +
-                          " rounds past f32 max under torchao's EVEN scale, which gives the NaN scale 0xFF; "
-                          "use scale=ocp-floor (recipe torchao-mx-floor)",
-                      block);
+        return errors::torchao_even_nan_scale(block, amax);
       }
       return biased(static_cast<int>(rounded >> 23) - 127 - emax);
     }

@@ -126,6 +126,14 @@ Status burn_scale_product_overflow(std::uint64_t block) {
           block};
 }
 
+Status torchao_even_nan_scale(std::uint64_t block, float amax) {
+  return {ErrorCode::unsupported_profile,
+          "block " + str(block) + ": max |x| = " + std::to_string(amax) +
+              " rounds past f32 max under torchao's EVEN scale, which gives the NaN scale 0xFF; "
+              "use scale=ocp-floor (recipe torchao-mx-floor)",
+          block};
+}
+
 Status code_count(std::uint64_t codes, std::uint64_t elements) {
   return {ErrorCode::size_mismatch,
           "the tensor holds " + str(codes) + " code(s), but its shape has " + str(elements) + " element(s)"};

@@ -37,6 +37,8 @@ Status burn_absmean_two_level();
 Status onnx_needs_given_f32_scales();
 Status burn_alpha_overflow(std::uint64_t block);
 Status burn_scale_product_overflow(std::uint64_t block);
+// scale=torchao-even: max |x| = amax carries into f32's inf exponent (torchao's NaN scale).
+Status torchao_even_nan_scale(std::uint64_t block, float amax);
 
 // A QuantizedTensor against its scheme and shape (dequantize and encode, in this order).
 Status code_count(std::uint64_t codes, std::uint64_t elements);

@@ -52,7 +52,7 @@ struct QuantizeOptions {
   std::optional<GivenScales> scales;
   // When set, this point of the rule space (scheme/rules.hpp, a recipe's rules) decides every
   // step instead of `profile`. A point that is a profile's behaves as that profile. The fast
-  // engine runs the three profiles' points only.
+  // engine runs the points fast/points.hpp lists; any other is unsupported-profile there.
   std::optional<Rules> rules;
 };
 

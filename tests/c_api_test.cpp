@@ -12,6 +12,7 @@
 #include "fast/fast.hpp"
 #include "fast/qscheme.h"
 #include "scheme/float_bits.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "scheme/validate.hpp"
 #include "tests/support/run_process.hpp"
@@ -450,4 +451,70 @@ BOOST_AUTO_TEST_CASE(quantize_on_the_most_threads_gives_the_one_thread_bytes) {
   BOOST_TEST(qscheme_fast_quantize("q8_0", shape, 2, x.data(), x.size(), nullptr, many.data(), need, &len, nullptr) == QSCHEME_OK);
   BOOST_TEST((one == many));
   BOOST_TEST_REQUIRE(qscheme_fast_set_threads(1) == QSCHEME_OK);
+}
+
+// A recipe by name: its point instead of options->profile, the bytes of the C++ engine under
+// recipe_options; hand-worked bytes for one block of mxfp4 (e2m1 codes two per byte, low nibble
+// first, then the ue8m0 scale) whose max |x| = 7 lies past e2m1's 6: ocp-mx's
+// 2^(floor(log2 7) - 2) = 1 clips it to 6 (code 0x7) and keeps -1 (0xA); torchao-mx-ceil's
+// 2^(ceil(log2 7) - 2) = 2 rounds 3.5 to the even 4 (code 0x6) and gives -0.5 (0x9). Without a
+// scheme a recipe takes its first (mxfp8: a byte per code, 33 bytes).
+BOOST_AUTO_TEST_CASE(recipes_by_name) {
+  const std::uint64_t shape[] = {32};
+  std::vector<float> x(32, 0.0f);
+  x[0] = 7.0f;
+  x[1] = -1.0f;
+  std::uint64_t idx = 0;
+  std::size_t len = 0;
+  struct Want {
+    const char* recipe;
+    std::uint8_t first, scale;
+    float y0;  // x[0] dequantized: the code's value times the scale
+  };
+  for (const Want& w : {Want{"ocp-mx", 0xA7, 0x7F, 6.0f}, Want{"torchao-mx-ceil", 0x96, 0x80, 8.0f}}) {
+    BOOST_TEST_CONTEXT(w.recipe) {
+      std::vector<std::uint8_t> out(17, kSentinel);
+      // options->profile is burn: the recipe's point decides, not it.
+      qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0};
+      BOOST_TEST(qscheme_fast_quantize_recipe(w.recipe, "mxfp4", shape, 1, x.data(), x.size(), &o, out.data(),
+                                              out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+      BOOST_TEST(len == 17u);
+      BOOST_TEST(out[0] == w.first);
+      BOOST_TEST(out[16] == w.scale);
+      const auto r = qscheme::find_recipe(w.recipe).value();
+      const auto s = qscheme::recipe_scheme(*r, "mxfp4").value();
+      std::vector<std::uint8_t> cpp(17);
+      BOOST_TEST(qscheme::fast::quantize_to_bytes(s, std::vector<std::uint64_t>{32}, x.data(), x.size(),
+                                                  qscheme::recipe_options(*r, {}), cpp.data(), cpp.size())
+                     .ok());
+      BOOST_TEST((cpp == out));
+      std::vector<float> d(32);
+      std::size_t dn = 0;
+      BOOST_TEST(qscheme_fast_dequantize_recipe(w.recipe, "mxfp4", shape, 1, out.data(), out.size(), d.data(), d.size(), &dn,
+                                                &idx) == QSCHEME_OK, LastMessage());
+      BOOST_TEST(dn == 32u);
+      BOOST_TEST(d[0] == w.y0);
+      BOOST_TEST(d[1] == -1.0f);
+      std::vector<std::uint8_t> mxfp8(33);
+      BOOST_TEST(qscheme_fast_quantize_recipe(w.recipe, nullptr, shape, 1, x.data(), x.size(), nullptr, mxfp8.data(),
+                                              mxfp8.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+      BOOST_TEST(len == 33u);
+    }
+  }
+  std::vector<std::uint8_t> out(64, kSentinel);
+  // Unknown name, a scheme the recipe does not take, a lying n, a NULL recipe: typed errors, out untouched.
+  BOOST_TEST(qscheme_fast_quantize_recipe("ocp-mxx", nullptr, shape, 1, x.data(), x.size(), nullptr, out.data(),
+                                          out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(LastMessage().find("unknown recipe") != std::string::npos, LastMessage());
+  BOOST_TEST(qscheme_fast_quantize_recipe("ocp-mx", "q8s", shape, 1, x.data(), x.size(), nullptr, out.data(),
+                                          out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_quantize_recipe("ocp-mx", "mxfp4", shape, 1, x.data(), 31, nullptr, out.data(), out.size(),
+                                          &len, &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(qscheme_fast_quantize_recipe(nullptr, "mxfp4", shape, 1, x.data(), x.size(), nullptr, out.data(),
+                                          out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(Untouched(out));
+  // A recipe of ggml's blocks is not run here yet: unsupported-profile, never Burn's bytes.
+  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q8_0", nullptr, shape, 1, x.data(), x.size(), nullptr, out.data(),
+                                          out.size(), &len, &idx) == QSCHEME_UNSUPPORTED_PROFILE);
+  BOOST_TEST(Untouched(out));
 }

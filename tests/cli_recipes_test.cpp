@@ -137,12 +137,12 @@ BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
   BOOST_TEST(!fs::exists(inf_json));
 }
 
-// The fast engine runs the profiles only: another recipe is a typed error and writes nothing;
-// a profile's recipe runs as that profile.
+// The fast engine refuses a recipe it does not run with a typed error and writes nothing; a
+// profile's recipe runs as that profile; an MX recipe gives the reference's bytes.
 BOOST_AUTO_TEST_CASE(fast_engine_refuses_a_recipe_it_does_not_run) {
   Scratch s;
   const std::string out = (s / "x.bin");
-  for (const char* recipe : {"ggml-q8_0", "ocp-mx", "nvidia-nvfp4"}) {
+  for (const char* recipe : {"ggml-q8_0", "nvidia-nvfp4"}) {
     const Run r = qscheme_run({"quantize", "--recipe", recipe, "--input", kCrafted, "--output", out});
     expect_user_error(r, "unsupported-profile");
     BOOST_TEST(r.err.find("fast engine") != std::string::npos, describe(r));
@@ -154,6 +154,16 @@ BOOST_AUTO_TEST_CASE(fast_engine_refuses_a_recipe_it_does_not_run) {
   BOOST_TEST(qscheme_run({"quantize", "--recipe", "burn", "--scheme", "q8_0", "--input", randn, "--output", a}).status == 0);
   BOOST_TEST(qscheme_run({"quantize", "--profile", "burn", "--scheme", "q8_0", "--input", randn, "--output", b}).status == 0);
   BOOST_TEST((bytes_of(a) == bytes_of(b)));
+  for (const char* recipe : {"ocp-mx", "torchao-mx-even"}) {
+    BOOST_TEST_CONTEXT(recipe) {
+      const Run f = qscheme_run({"quantize", "--recipe", recipe, "--scheme", "mxfp4", "--input", randn, "--output", a});
+      BOOST_TEST_REQUIRE(f.status == 0, describe(f));
+      const Run r = qscheme_run({"quantize", "--recipe", recipe, "--scheme", "mxfp4", "--engine", "reference", "--input",
+                                 randn, "--output", b});
+      BOOST_TEST_REQUIRE(r.status == 0, describe(r));
+      BOOST_TEST((bytes_of(a) == bytes_of(b)));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(recipe_options_are_checked) {

@@ -2,6 +2,7 @@
 // scales and dequantized values the public implementation itself produced (or, where it cannot
 // run here, a numpy transcription of its source), kept in tests/data/recipes/<recipe>/ with a
 // README naming the producer, its commit and the command. Nothing here is computed by qscheme.
+// The fast engine against the same data, for each recipe it runs.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fast/fast.hpp"
 #include "io/npy.hpp"
 #include "reference/reference.hpp"
 #include "scheme/recipes.hpp"
@@ -83,7 +85,16 @@ struct Comparison {
   std::optional<Status> error;
 };
 
-Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& scheme, const QuantizeOptions& options) {
+// An engine's quantize and dequantize.
+struct Engine {
+  Result<QuantizedTensor> (*quantize)(const Scheme&, Shape, std::span<const float>, const QuantizeOptions&);
+  Result<std::vector<float>> (*dequantize)(const QuantizedTensor&);
+};
+const Engine kReference{&reference::quantize, &reference::dequantize};
+const Engine kFast{&fast::quantize, &fast::dequantize};
+
+Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& scheme, const QuantizeOptions& options,
+                        const Engine& engine = kReference) {
   Comparison out;
   const auto differ = [&](bool equal, const std::string& what) {
     ++out.compared;
@@ -98,7 +109,7 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
   const Json& expect = c.at("expect");
   const auto file = [&](const char* key) { return read_bytes(folder / expect.at(key).get<std::string>()); };
   for (const Piece& piece : pieces(c, *input)) {
-    Result<QuantizedTensor> q = reference::quantize(scheme, piece.shape, piece.x, options);
+    Result<QuantizedTensor> q = engine.quantize(scheme, piece.shape, piece.x, options);
     if (!q) {
       out.error = q.status();
       return out;
@@ -148,7 +159,7 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
     }
     if (expect.contains("dequantized_f32")) {
       const std::vector<std::uint8_t> want = file("dequantized_f32");
-      Result<std::vector<float>> y = reference::dequantize(*q);
+      Result<std::vector<float>> y = engine.dequantize(*q);
       if (!y) {
         out.error = y.status();
         return out;
@@ -222,6 +233,29 @@ BOOST_AUTO_TEST_CASE(reference_reproduces_each_implementation_bit_for_bit) {
       }
     }
   }
+}
+
+// The fast engine reproduces each implementation it runs the recipe of; the others it refuses
+// with unsupported-profile, never with another answer.
+BOOST_AUTO_TEST_CASE(fast_reproduces_each_implementation_it_runs_bit_for_bit) {
+  std::size_t ran = 0;
+  for (const std::string& recipe : recipe_folders()) {
+    for (const GoldenCase& g : golden_cases(recipe)) {
+      const Comparison cmp = compare_case(g.folder, g.json, g.scheme, g.options, kFast);
+      BOOST_TEST_CONTEXT(recipe << " / " << g.json.at("name").get<std::string>()) {
+        if (cmp.error && cmp.error->message().find("does not run this point") != std::string::npos) {
+          BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
+          continue;
+        }
+        ++ran;
+        BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
+        BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
+        BOOST_TEST(cmp.differing == 0u, cmp.differing << " of " << cmp.compared << " differ, first " << cmp.first);
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE(ran << " golden cases run by the fast engine");
+  BOOST_TEST(ran >= 30u);  // the MX recipes' (5 x 6) at least
 }
 
 // The rules no input can tell from the exact profile's, with the reason. Each must stay

@@ -8,7 +8,8 @@ namespace qscheme::cli {
 void add_recipe_options(CLI::App& app, RecipeArgs& args) {
   app.add_option("--recipe", args.recipe,
                  "quantize as another implementation does: a recipe from `qscheme recipes` (e.g. ggml-q8_0, "
-                 "ocp-mx); runs on --engine reference, besides the profiles exact, burn and onnx");
+                 "ocp-mx); the fast engine runs the MX recipes (ocp-mx, torchao-mx-*) and torch-qint8 besides the profiles, "
+                 "--engine reference every recipe");
   app.add_option("--byte-format", args.byte_format,
                  "bytes of a .bin file: burn (Burn's layout) or ggml (ggml's block_q8_0 / block_q4_0); default: the "
                  "recipe's own, else burn");

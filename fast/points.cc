@@ -1,0 +1,112 @@
+#include "fast/points.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace qscheme::fast::detail {
+namespace {
+
+Status not_yet(const Rules& r) {
+  return Status(ErrorCode::unsupported_profile, "the fast engine does not run this point of the rule space yet (" +
+                                                    format_rules(r) + "); use --engine reference");
+}
+
+// The exact profile's point with r's scale step (scale and arithmetic) put in.
+bool exact_but_scale_step(const Rules& r) {
+  Rules e = profile_rules(Profile::exact);
+  e.scale = r.scale;
+  e.arithmetic = r.arithmetic;
+  return e == r;
+}
+
+// torch's quantize_val over given scales: the exact profile's point with torch's quotient,
+// saturation and zero scale, its scales given (source given-f32) or not.
+bool torch_point(const Rules& r) {
+  Rules t = profile_rules(Profile::exact);
+  t.source = r.source;
+  t.quotient = rule::Quotient::f32_reciprocal;
+  t.saturation = rule::Saturation::int64_min_then_clamp;
+  t.zero_scale = rule::ZeroScale::ieee;
+  return t == r;
+}
+
+ScalePick pick_of(const Rules& r) {
+  using rule::Arithmetic;
+  using rule::ScaleRounding;
+  if (r.arithmetic == Arithmetic::exact) {
+    switch (r.scale) {
+      case ScaleRounding::ocp_floor: return ScalePick::ocp_floor;
+      case ScaleRounding::torchao_ceil: return ScalePick::torchao_ceil;
+      case ScaleRounding::torchao_even: return ScalePick::torchao_even;
+      default: return ScalePick::profile;
+    }
+  }
+  if (r.arithmetic == Arithmetic::f32_reciprocal && r.scale == ScaleRounding::up) return ScalePick::rceil;
+  return ScalePick::profile;
+}
+
+}  // namespace
+
+Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
+  Point p;
+  p.options = options;
+  if (!options.rules) return p;
+  const Rules& r = *options.rules;
+  p.options.rules.reset();
+  // A profile's point runs as the profile, whose own checks are validate_rules' for it.
+  if (const std::optional<Profile> prof = profile_of(r)) {
+    p.options.profile = *prof;
+    return p;
+  }
+  QSCHEME_RETURN_IF_ERROR(validate_rules(r, s, options.calibration, options.scales.has_value()));
+  p.options.profile = Profile::exact;
+  if (torch_point(r)) {
+    // validate_rules admitted given-f32 only with given scales, one level of f32.
+    if (!options.scales || info(s.value).is_float) return not_yet(r);
+    p.torch_codes = true;
+    return p;
+  }
+  if (!exact_but_scale_step(r)) return not_yet(r);
+  p.pick = pick_of(r);
+  if (p.pick == ScalePick::profile) return not_yet(r);
+  // Given scales are rounded up as the exact profile rounds them (validate_rules admits them
+  // under rceil only); rceil runs on one calibrated level of ue8m0 scales over a minifloat kind,
+  // with max |x| as its statistic.
+  if (options.scales) {
+    p.pick = ScalePick::profile;
+    return p;
+  }
+  if (p.pick == ScalePick::rceil &&
+      (s.scale_dtype() != ScaleDtype::ue8m0 || s.two_level() || !info(s.value).is_float ||
+       options.calibration != Calibration::minmax)) {
+    return not_yet(r);
+  }
+  return p;
+}
+
+Result<Profile> stored_profile(const Rules& r) {
+  if (const std::optional<Profile> p = profile_of(r)) return *p;
+  using rule::Saturation;
+  // code_allowed and scale_allowed read saturation, scale overflow and the statistic;
+  // stored_scale_values the product and a zero scale's substitute. Under these values they
+  // accept and give what the exact profile does.
+  const bool codes_as_exact = r.saturation == Saturation::standard || r.saturation == Saturation::upper_only ||
+                              r.saturation == Saturation::int64_min_then_clamp;
+  if (codes_as_exact && r.scale_overflow == rule::ScaleOverflow::saturate &&
+      r.statistic == rule::Statistic::magnitude && r.product == rule::Product::exact &&
+      r.zero_scale != rule::ZeroScale::substitute_point_one) {
+    return Profile::exact;
+  }
+  return not_yet(r);
+}
+
+ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {
+  const ValueInfo& vi = info(v);
+  emax_ = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
+  const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
+  half_unit_ = std::uint32_t{1} << (22 - mantissa_bits);
+  rcp_m_ = 1.0f / (static_cast<float>(vi.hi - vi.lo) / 2.0f);
+}
+
+}  // namespace qscheme::fast::detail

@@ -1,0 +1,103 @@
+// The points of the rule space (scheme/rules.hpp) the fast engine runs. A point runs either as
+// one of the three profiles, or as the exact profile with another scale step (the MX recipes:
+// their codes are the exact profile's, x / 2^k rounded once); every other point is an
+// unsupported-profile error naming it, never an answer under another point's rules.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "scheme/quantized.hpp"
+#include "scheme/rules.hpp"
+#include "scheme/status.hpp"
+
+namespace qscheme::fast::detail {
+
+// How a calibrated block's scale follows from its max |x| where a point's rule is not a
+// profile's (docs/SEMANTICS.md section 11): one of the ue8m0 exponent rules, or rceil
+// (arithmetic=f32-reciprocal, scale=up: the smallest power of two >= f32(amax * f32(1 / M))).
+enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_even, rceil };
+
+struct Point {
+  QuantizeOptions options;  // the profile the point runs as, rules cleared
+  ScalePick pick = ScalePick::profile;
+  // torch's codes of given f32 scales (recipe torch-qint8): t = f32(x * f32(1 / e)) rounded half
+  // to even; NaN, +-inf and 2^63 and beyond give lo (torch's INT64_MIN, then the clamp), the rest
+  // clamped to [lo, hi]. The stored scales are the given ones.
+  bool torch_codes = false;
+};
+
+// The point options ask for: a profile's point as that profile; any other checked as the
+// reference checks it (validate_rules), then unsupported-profile if the fast engine does not run
+// it yet. The caller checks the layout and given scales first, as the reference does.
+Result<Point> point_of(const Scheme& s, const QuantizeOptions& options);
+
+// The profile whose reading of stored tensors (their checks, dequantize, decode) equals that of
+// rules r, or unsupported-profile.
+Result<Profile> stored_profile(const Rules& r);
+
+// The ue8m0 pattern of a block of minifloat kind v with max |x| of bits a (finite), under pick
+// (not profile); 0xFF where torchao-even carries into f32's inf exponent (an error). The
+// constants of a call are fixed once (the loops over blocks call it per block).
+class ExponentRule {
+ public:
+  ExponentRule(ScalePick pick, Value v);
+  std::uint32_t operator()(std::uint32_t a) const {
+    switch (pick_) {
+      case ScalePick::ocp_floor: return step<ScalePick::ocp_floor>(a);
+      case ScalePick::torchao_ceil: return step<ScalePick::torchao_ceil>(a);
+      case ScalePick::torchao_even: return step<ScalePick::torchao_even>(a);
+      default: return step<ScalePick::rceil>(a);
+    }
+  }
+  // out[k] = (*this)(a[k]) for k < n: one loop per rule, which the compiler vectorizes.
+  void operator()(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const {
+    switch (pick_) {
+      case ScalePick::ocp_floor: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::ocp_floor>(a[k]); break;
+      case ScalePick::torchao_ceil: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_ceil>(a[k]); break;
+      case ScalePick::torchao_even: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_even>(a[k]); break;
+      default: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::rceil>(a[k]); break;
+    }
+  }
+
+ private:
+  template <ScalePick kPick>
+  std::uint32_t step(std::uint32_t a) const {
+    switch (kPick) {
+      case ScalePick::ocp_floor:
+        return a == 0 ? 0 : biased(floor_log2(a) - emax_);
+      case ScalePick::torchao_ceil:
+        // The biased exponent field (0 for zero and subnormals), plus one for any mantissa bit.
+        return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - emax_);
+      case ScalePick::torchao_even: {
+        // Half a unit of the element's last mantissa bit added to the pattern, mantissa cleared.
+        const std::uint32_t rounded = (a + half_unit_) & 0xFF800000u;
+        if ((rounded >> 23) == 0xFFu) return 0xFFu;
+        return biased(static_cast<int>(rounded >> 23) - 127 - emax_);
+      }
+      default: {
+        // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'
+        // FpEnvGuard), then the least power of two >= u; u <= 2^-127 takes the least, 2^-127.
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) * rcp_m_);
+        if (b <= 0x00400000u) return 0;
+        if (b < 0x00800000u) return 1;
+        return biased(static_cast<int>(b >> 23) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0));
+      }
+    }
+  }
+
+  // The ue8m0 pattern of 2^e, clamped to [2^-127, 2^127].
+  static std::uint32_t biased(int e) { return static_cast<std::uint32_t>(std::clamp(e, -127, 127) + 127); }
+  // floor(log2 a) of a positive finite f32 pattern (a subnormal is a * 2^-149).
+  static int floor_log2(std::uint32_t a) {
+    return a >= 0x00800000u ? static_cast<int>(a >> 23) - 127 : 31 - std::countl_zero(a) - 149;
+  }
+  ScalePick pick_;
+  int emax_;                // the exponent of the kind's largest normal value
+  std::uint32_t half_unit_;  // torchao-even: half of the kind's last mantissa bit, in amax's pattern
+  float rcp_m_;             // rceil: f32(1 / M)
+};
+
+}  // namespace qscheme::fast::detail
