@@ -216,6 +216,13 @@ BOOST_AUTO_TEST_CASE(verify_passes) {
   BOOST_TEST(r.out.find("0 failed") != std::string::npos, r.out);
 }
 
+BOOST_AUTO_TEST_CASE(verify_scheme_checks_pass) {
+  const Run r = qscheme_run({"verify", "--scheme-only"});
+  expect_ok(r);
+  BOOST_TEST(r.out.find("0 failed") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("disagreements") == std::string::npos, r.out);
+}
+
 // ---------------------------------------------------------------------------------------------
 // quantize / dequantize.
 
