@@ -1,6 +1,31 @@
 #include "scheme/space.hpp"
 
+#include <optional>
+#include <span>
+#include <vector>
+
 namespace qscheme {
+
+namespace {
+
+// Every combination of the fields' lists, in the order the space lists them.
+std::vector<Scheme> cross(std::span<const Value> values, const std::vector<Store>& stores,
+                          const std::vector<std::optional<ScaleDtype>>& tensors,
+                          const std::vector<std::optional<BlockLevel>>& blocks) {
+  std::vector<Scheme> out;
+  for (Value v : values) {
+    for (Store st : stores) {
+      for (Mode m : {Mode::sym, Mode::lookup}) {
+        for (const auto& t : tensors) {
+          for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 const std::vector<Scheme>& tuple_space() {
   static const std::vector<Scheme> kSpace = [] {
@@ -15,17 +40,7 @@ const std::vector<Scheme>& tuple_space() {
     for (ScaleDtype d : kAllScaleDtypes) {
       for (const BlockSize& b : sizes) blocks.emplace_back(BlockLevel{b, d});
     }
-    std::vector<Scheme> out;
-    for (Value v : kBurnValues) {
-      for (Store st : stores) {
-        for (Mode m : {Mode::sym, Mode::lookup}) {
-          for (const auto& t : tensors) {
-            for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
-          }
-        }
-      }
-    }
-    return out;
+    return cross(kBurnValues, stores, tensors, blocks);
   }();
   return kSpace;
 }
@@ -43,17 +58,7 @@ const std::vector<Scheme>& extension_space() {
         BlockLevel{BlockSize::of({16}), ScaleDtype::ue4m3},
         BlockLevel{BlockSize::of({255}), ScaleDtype::ue8m0},
     };
-    std::vector<Scheme> out;
-    for (Value v : kExtensionValues) {
-      for (Store st : stores) {
-        for (Mode m : {Mode::sym, Mode::lookup}) {
-          for (const auto& t : tensors) {
-            for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
-          }
-        }
-      }
-    }
-    return out;
+    return cross(kExtensionValues, stores, tensors, blocks);
   }();
   return kSpace;
 }
