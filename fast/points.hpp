@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fast/kernels/dispatch.h"
 #include "scheme/quantized.hpp"
 #include "scheme/rules.hpp"
 #include "scheme/status.hpp"
@@ -52,15 +53,9 @@ class ExponentRule {
       default: return step<ScalePick::rceil>(a);
     }
   }
-  // out[k] = (*this)(a[k]) for k < n: one loop per rule, which the compiler vectorizes.
-  void operator()(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const {
-    switch (pick_) {
-      case ScalePick::ocp_floor: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::ocp_floor>(a[k]); break;
-      case ScalePick::torchao_ceil: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_ceil>(a[k]); break;
-      case ScalePick::torchao_even: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::torchao_even>(a[k]); break;
-      default: for (std::size_t k = 0; k < n; ++k) out[k] = step<ScalePick::rceil>(a[k]); break;
-    }
-  }
+  // The same rule for the per-target kernel that applies it to every block of a unit at once
+  // (kernels::exponent_scales, whose scalar twin this class is).
+  const kernels::ExponentSpec& spec() const { return spec_; }
 
  private:
   template <ScalePick kPick>
@@ -98,6 +93,7 @@ class ExponentRule {
   int emax_;                // the exponent of the kind's largest normal value
   std::uint32_t half_unit_;  // torchao-even: half of the kind's last mantissa bit, in amax's pattern
   float rcp_m_;             // rceil: f32(1 / M)
+  kernels::ExponentSpec spec_;
 };
 
 }  // namespace qscheme::fast::detail

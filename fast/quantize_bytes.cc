@@ -423,25 +423,14 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             }
             a = s.amax.get();
           }
-          exponent(a, nbc, s.bits.get());
-          // e = 2^(b - 127) and InvF32(e) from their patterns: 2^(127 - b) within [2^-100, 2^100], NaN
-          // (the far path) beyond. Flags as sums, so that the loop has no branch.
-          unsigned nan_scale = 0, far = 0, out_of_range = 0;
-          for (std::uint64_t k = 0; k < nbc; ++k) {
-            const std::uint32_t b = s.bits[k];
-            nan_scale += b == 0xFFu;
-            s.e[k] = std::bit_cast<double>(static_cast<std::uint64_t>(b + 896) << 52);
-            const bool f = b < 27 || b > 227;
-            far += f;
-            s.inv[k] = std::bit_cast<float>(f ? 0x7FC00000u : (254 - b) << 23);
-            out_of_range += !within_range(a[k], s.e[k]);
-          }
-          if (nan_scale) {
+          const kernels::ExponentFacts xf =
+              kf.exponent_scales(a, nbc, exponent.spec(), s.bits.get(), s.e.get(), s.inv.get());
+          if (xf.nan_scale) {
             failed = true;
             return;
           }
-          facts.any_far = far != 0;
-          cs.clamp = !(clamp_kind && out_of_range == 0);
+          facts.any_far = xf.any_far;
+          cs.clamp = !(clamp_kind && !xf.out_of_range);
         } else {
           // No clamp needed when no scale of the unit saturated.
           const bool needs_top = clamp_kind && may_saturate;

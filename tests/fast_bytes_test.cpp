@@ -19,6 +19,7 @@
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
+#include "fast/points.hpp"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "oracle/edge_tensors.hpp"
@@ -264,6 +265,66 @@ BOOST_AUTO_TEST_CASE(scales_from_max_matches_its_scalar_twin_on_every_target) {
             BOOST_TEST(f1.any_far == std::isnan(i1));
             if (tight_exact) BOOST_TEST(f1.tight == (tight(amax[k]) ? 1u : 0u));
           }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// The MX recipes' exponent rules over every block of a unit at once (kernels::exponent_scales)
+// against the rule one block at a time (detail::ExponentRule) and InvF32: every rule and element
+// kind, maxima at the rules' edges (zero, subnormals and the pattern that rounds into the normals,
+// powers of two and their neighbours, the largest f32) and random ones, every count up to three
+// vectors so that each tail length is taken.
+BOOST_AUTO_TEST_CASE(exponent_scales_match_their_scalar_twin_on_every_target) {
+  using qscheme::fast::detail::ExponentRule;
+  using qscheme::fast::detail::ScalePick;
+  std::vector<std::uint32_t> amax = {0u, 1u, 2u, 3u, 0x00400000u, 0x00400001u, 0x0077FFFFu, 0x00780000u,
+                                     0x007FFFFFu, 0x00800000u, 0x00800001u, 0x7F7FFFFFu, 0x7F000000u, 0x7F7C0000u,
+                                     0x7F780000u, 0x43E00000u, 0x43DFFFFFu, 0x43E00001u, 0x40C00000u, 0x47600000u};
+  for (int ex = 1; ex < 255; ex += 3) {
+    for (std::uint32_t m : {0u, 1u, 0x3FFFFu, 0x40000u, 0x7FFFFu, 0x80000u, 0x100000u, 0x200000u, 0x3FFFFFu, 0x7FFFFFu}) {
+      amax.push_back(static_cast<std::uint32_t>(ex) << 23 | m);
+    }
+  }
+  std::mt19937 rng(5);
+  for (int i = 0; i < 2000; ++i) amax.push_back(rng() % 0x7F800000u);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    const std::size_t N = fast::kernels::Get().lanes_f32();
+    for (ScalePick pick : {ScalePick::ocp_floor, ScalePick::torchao_ceil, ScalePick::torchao_even, ScalePick::rceil}) {
+      for (auto v : {qscheme::Value::e4m3, qscheme::Value::e5m2, qscheme::Value::e2m1}) {
+        const ExponentRule rule(pick, v);
+        for (std::size_t off = 0; off + 1 < amax.size(); off += 37) {
+          const std::size_t n = std::min(amax.size() - off, 1 + off % (3 * N));
+          std::vector<std::uint32_t> bits(n, 7u);
+          std::vector<double> e(n, -1.0);
+          std::vector<float> inv(n, -1.0f);
+          const auto facts =
+              fast::kernels::Get().exponent_scales(amax.data() + off, n, rule.spec(), bits.data(), e.data(), inv.data());
+          bool nan_scale = false, far = false, out_of_range = false;
+          std::size_t bad = 0;
+          for (std::size_t k = 0; k < n; ++k) {
+            const std::uint32_t a = amax[off + k], p = rule(a);
+            nan_scale = nan_scale || p == 0xFFu;
+            const double we = std::ldexp(1.0, static_cast<int>(p) - 127);
+            const bool f = !(we >= 0x1p-100 && we <= 0x1p100);
+            far = far || f;
+            out_of_range = out_of_range || 2.0 * static_cast<double>(f32_from_bits(a)) > rule.spec().W * we;
+            const bool inv_ok = f ? std::isnan(inv[k]) : f32_bits(inv[k]) == f32_bits(fast::kernels::InvF32(we));
+            if (bits[k] != p || e[k] != we || !inv_ok) {
+              if (++bad < 4) {
+                BOOST_ERROR("target " << hwy::TargetName(t) << " rule " << static_cast<int>(pick) << " kind "
+                                      << qscheme::to_string(v) << " amax 0x" << std::hex << a << ": 0x" << bits[k]
+                                      << ", want 0x" << p << std::dec << " (e " << e[k] << ", inv " << inv[k] << ")");
+              }
+            }
+          }
+          BOOST_TEST(bad == 0u);
+          BOOST_TEST(facts.nan_scale == nan_scale);
+          BOOST_TEST(facts.any_far == far);
+          BOOST_TEST(facts.out_of_range == out_of_range);
         }
       }
     }

@@ -43,6 +43,7 @@ namespace qscheme::fast::kernels {
   X(block_max_abs_bits, BlockMaxAbsBitsImpl)               \
   X(prepass_block_max_abs_bits, PrepassBlockMaxAbsBitsImpl) \
   X(scales_from_max, ScalesFromMaxImpl)                    \
+  X(exponent_scales, ExponentScalesImpl)                   \
   X(scales_from_bytes, ScalesFromBytesImpl)                \
   X(scale_values_from_bits, ScaleValuesFromBitsImpl)       \
   X(quantize_exact_int, QuantizeExactIntImpl)              \

@@ -2,8 +2,8 @@
 // per driver call by Get(), and the argument types they share. Pointer + length entry points,
 // caller-owned output, no allocation, no validation (preconditions are stated per kernel). The
 // bodies live in kernels/<operation>-inl.h; each entry point has one scalar twin, in
-// kernels/scalar.h (the scale round-up's in exact_scale.h), that the tests hold it to on every
-// compiled target. Exactness arguments: docs/SEMANTICS-fast.md.
+// kernels/scalar.h (the scale round-up's in exact_scale.h, the MX exponent rules' in points.hpp),
+// that the tests hold it to on every compiled target. Exactness arguments: docs/SEMANTICS-fast.md.
 #pragma once
 
 #include <cstddef>
@@ -44,6 +44,29 @@ inline float InvF32(double e) {
   // the near-boundary margins of the f32-lane codes allow for (docs/SEMANTICS-fast.md section 6).
   return 1.0f / static_cast<float>(e);
 }
+
+// The ue8m0 exponent rules of the MX recipes (fast/points.hpp, docs/SEMANTICS.md section 11):
+// how a block's max |x| a (f32 bits) becomes the biased exponent p of its scale 2^(p - 127).
+enum class ExponentRuleKind : std::uint8_t {
+  ocp_floor,     // floor(log2 a) - emax, clamped to [-127, 127]; a = 0 gives 2^-127
+  torchao_ceil,  // a's f32 exponent field, +1 for any mantissa bit, - emax
+  torchao_even,  // a's pattern + half a unit of the element's last mantissa bit, then as ocp_floor
+                 // on the field (p = 0xFF where that carries into f32's inf exponent: an error)
+  rceil,         // the least power of two >= u = f32(a * rcp_m), at least 2^-127
+};
+struct ExponentSpec {
+  ExponentRuleKind rule = ExponentRuleKind::ocp_floor;
+  int emax = 8;                 // the exponent of the element kind's largest normal value
+  std::uint32_t half_unit = 0;  // torchao_even: half of the element's last mantissa bit, in a's pattern
+  float rcp_m = 1;              // rceil: f32(1 / M), M the element kind's largest magnitude
+  double W = 1;                 // hi - lo of the element kind (the clamp test of ExponentFacts)
+};
+// What exponent_scales found besides the scales.
+struct ExponentFacts {
+  bool nan_scale = false;     // some p is 0xFF (torchao_even beyond f32): the call must fail
+  bool any_far = false;       // some inv[k] is NaN (e outside [2^-100, 2^100])
+  bool out_of_range = false;  // some block has 2a > W e: its largest |x| may saturate
+};
 
 // What scales_from_max found besides the scales, for the codes that follow.
 struct ScaleFacts {
@@ -113,6 +136,11 @@ struct Kernels {
   // block that divides to -W/2), else 0xFFFFFFFF: the patterns quantize_row puts lo back by.
   ScaleFacts (*scales_from_max)(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits,
                                 double* e, float* inv, std::uint32_t* tight, std::uint32_t* lowest);
+  // For k < nb, from a = amax[k] (finite, >= 0): bits[k] = p by rule s.rule, e[k] = 2^(p - 127),
+  // inv[k] = InvF32(e[k]) (NaN outside [2^-100, 2^100]). Scalar twin: detail::ExponentRule
+  // (fast/points.hpp) and InvF32.
+  ExponentFacts (*exponent_scales)(const std::uint32_t* amax, std::size_t nb, const ExponentSpec& s,
+                                   std::uint32_t* bits, double* e, float* inv);
   // Stored scales (nb of them, sbytes each, little-endian) of dtype dt (0 f32, 1 f16, 2 bf16,
   // 3 ue8m0, 4 ue4m3, as ScaleDtype) to f32 values. Returns the first index whose pattern no stored
   // scale can have (see detail::scale_from_bits), or nb; value[k] is meaningless from there on.
