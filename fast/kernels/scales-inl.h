@@ -398,9 +398,6 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   return {!hn::AllFalse(dd, any_far), ntight, nbelow};
 }
 
-// Values of stored scale patterns, as lanes of i32 (a pattern >= 2^31 is negative there and
-// invalid for every dtype); returns the first invalid index or nb. load(k) gives the patterns of
-// scales k .. k + N - 1; tail(k, buf) copies the remaining ones into a zero-filled buffer.
 // ---- the exponent rules of the MX recipes
 //
 // Every block at once, 16 per AVX-512 vector, where a loop over the blocks of a unit cost the MX
@@ -503,6 +500,9 @@ HWY_NOINLINE ExponentFacts ExponentScalesImpl(const std::uint32_t* HWY_RESTRICT 
   }
 }
 
+// Values of stored scale patterns, as lanes of i32 (a pattern >= 2^31 is negative there and
+// invalid for every dtype); returns the first invalid index or nb. load(k) gives the patterns of
+// scales k .. k + N - 1; tail(k, buf) copies the remaining ones into a zero-filled buffer.
 template <class Load, class Tail>
 HWY_INLINE std::size_t ScaleValues(std::size_t nb, int dt, float* HWY_RESTRICT value, Load load, Tail tail) {
   const hn::ScalableTag<std::int32_t> di;
