@@ -8,6 +8,7 @@
 #define QSCHEME_FAST_KERNELS_MINIFLOAT_INL_H_
 #endif
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -59,23 +60,21 @@ HWY_INLINE MiniParams Mini(int fmt) {
   }
 }
 
-// Exact f32 value of minifloat codes (i32 lanes): sig * 2^k with sig <= 2^(m+1) and the power
-// built from exponent bits; sign applied last (keeps -0).
+// Exact f32 value of minifloat codes (i32 lanes; f16 and ue4m3 scale patterns too): the magnitude
+// bits moved under f32's mantissa and exponent fields and read as an f32, then scaled by
+// 2^(126 + emin), the difference of the two exponent biases. A subnormal code becomes an f32
+// subnormal (man * 2^-149 * 2^(23 - m)) and a normal one a normal f32; the power of two then puts
+// each on its value exactly, as every minifloat value is a normal f32. The sign bit is moved to
+// f32's before the product, so -0 stays -0. (An f32 subnormal operand needs IEEE defaults, no
+// DAZ: every driver runs under scheme/fp_env.hpp's FpEnvGuard.)
 template <class DI>
 HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const MiniParams& mp) {
   const hn::Rebind<float, DI> df;
-  const auto mag = hn::And(c, hn::Set(di, mp.sign - 1));
-  const auto ef = hn::ShiftRightSame(mag, mp.m);
-  const auto man = hn::And(mag, hn::Set(di, (1 << mp.m) - 1));
-  const auto is_sub = hn::Eq(ef, hn::Zero(di));
-  const auto sig = hn::IfThenElse(is_sub, man, hn::Or(man, hn::Set(di, 1 << mp.m)));
-  // k = max(ef, 1) - 1 + emin - m; f32 bits of 2^k = (k + 127) << 23.
-  const auto efc = hn::IfThenElse(is_sub, hn::Set(di, 1), ef);
-  const auto k = hn::Add(efc, hn::Set(di, 127 - 1 + mp.emin - mp.m));
-  const auto pw = hn::BitCast(df, hn::ShiftLeft<23>(k));
-  const auto v = hn::Mul(hn::ConvertTo(df, sig), pw);
-  const auto neg = hn::Ne(hn::And(c, hn::Set(di, mp.sign)), hn::Zero(di));
-  return hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(v), v);
+  const int sign_shift = 31 - std::countr_zero(static_cast<unsigned>(mp.sign));
+  const auto mag = hn::ShiftLeftSame(hn::And(c, hn::Set(di, mp.sign - 1)), 23 - mp.m);
+  const auto sign = hn::ShiftLeftSame(hn::And(c, hn::Set(di, mp.sign)), sign_shift);
+  const float bias = std::bit_cast<float>(static_cast<std::uint32_t>(253 + mp.emin) << 23);  // 2^(126 + emin)
+  return hn::Mul(hn::BitCast(df, hn::Or(mag, sign)), hn::Set(df, bias));
 }
 
 }  // namespace HWY_NAMESPACE
