@@ -19,6 +19,7 @@
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
 #include "fast/points.hpp"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
@@ -328,6 +329,36 @@ BOOST_AUTO_TEST_CASE(exponent_scales_match_their_scalar_twin_on_every_target) {
         }
       }
     }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// The range of given scales decides whether the fused path takes them (quantize_bytes.cc): the
+// kernel against its scalar twin over signed zeros, negatives, NaNs and infinities of both signs,
+// subnormals and random patterns, every count up to three vectors, on every target.
+BOOST_AUTO_TEST_CASE(scale_range_matches_its_scalar_twin_on_every_target) {
+  std::vector<std::uint32_t> pats = {0u,          0x80000000u, 1u,          0x80000001u, 0x7F7FFFFFu, 0x7F800000u,
+                                     0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x3F800000u, 0xBF800000u, 0x00400000u};
+  std::mt19937 rng(3);
+  for (int i = 0; i < 600; ++i) pats.push_back(rng() % 0x7F800000u);
+  for (int i = 0; i < 30; ++i) pats.push_back(rng());
+  std::vector<float> v(pats.size());
+  for (std::size_t i = 0; i < pats.size(); ++i) v[i] = f32_from_bits(pats[i]);
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    const std::size_t N = fast::kernels::Get().lanes_f32();
+    std::size_t bad = 0;
+    for (std::size_t off = 0; off < v.size(); ++off) {
+      const std::size_t n = std::min(v.size() - off, off % (3 * N + 1));
+      const fast::kernels::ScaleRange got = fast::kernels::Get().scale_range(v.data() + off, n);
+      std::int32_t top = 0, least = 0;
+      qscheme::fast::scalar::scale_range(v.data() + off, n, &top, &least);
+      if (got.top != top || got.least != least) {
+        if (++bad < 4) BOOST_ERROR("target " << hwy::TargetName(t) << " at " << off << " n " << n << ": " << got.top
+                                             << ", " << got.least << " want " << top << ", " << least);
+      }
+    }
+    BOOST_TEST(bad == 0u);
   }
   hwy::SetSupportedTargetsForTest(0);
 }

@@ -42,6 +42,7 @@ namespace qscheme::fast::kernels {
   X(rows_segment_max_abs_bits, RowsSegmentMaxAbsBitsImpl)  \
   X(block_max_abs_bits, BlockMaxAbsBitsImpl)               \
   X(prepass_block_max_abs_bits, PrepassBlockMaxAbsBitsImpl) \
+  X(scale_range, ScaleRangeImpl)                           \
   X(scales_from_max, ScalesFromMaxImpl)                    \
   X(exponent_scales, ExponentScalesImpl)                   \
   X(scales_from_bytes, ScalesFromBytesImpl)                \

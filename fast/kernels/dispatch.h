@@ -68,6 +68,13 @@ struct ExponentFacts {
   bool out_of_range = false;  // some block has 2a > W e: its largest |x| may saturate
 };
 
+// The range of given scales (scale_range): the largest and the least f32 pattern read as i32,
+// -0 as +0. All are valid scales (finite, >= 0) exactly when least >= 0 and top < 0x7F800000
+// (a negative value's pattern is negative as i32, a NaN's or inf's at least 0x7F800000).
+struct ScaleRange {
+  std::int32_t top = 0, least = 0;  // both 0 for no scales
+};
+
 // What scales_from_max found besides the scales, for the codes that follow.
 struct ScaleFacts {
   bool any_far = false;  // some inv[k] is NaN
@@ -127,6 +134,8 @@ struct Kernels {
   // The same, prefetching as suits one call over many rows of input not in cache (a prepass over
   // a whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, "Prefetching").
   std::uint32_t (*prepass_block_max_abs_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+  // ScaleRange of s[0..n): one pass over a caller's given scales (nvfp4 has one per 16 elements).
+  ScaleRange (*scale_range)(const float* s, std::size_t n);
 
   // -- scales-inl.h: scales
   // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,

@@ -1,6 +1,6 @@
 // Per-target block maxima: the largest |x| bit pattern of a range, of segments of a row, of the
 // rows of a run that share their blocks, and of whole blocks N at a time (the calibration of
-// minmax scales; a result >= 0x7F800000 means a NaN or infinity).
+// minmax scales; a result >= 0x7F800000 means a NaN or infinity); and the range of given scales.
 
 #if defined(QSCHEME_FAST_KERNELS_MAXABS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef QSCHEME_FAST_KERNELS_MAXABS_INL_H_
@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "fast/kernels/vector-inl.h"
@@ -44,6 +46,31 @@ HWY_NOINLINE std::uint32_t MaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size
     m1 = hn::Max(m1, hn::And(hn::BitCast(di, hn::Load(df, buf)), mask));
   }
   return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, hn::Max(m0, m1))));
+}
+
+// The signed range of given scales: -0 read as +0, then the largest and least pattern as i32.
+HWY_NOINLINE ScaleRange ScaleRangeImpl(const float* HWY_RESTRICT s, std::size_t n) {
+  if (n == 0) return {};
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  const std::size_t N = hn::Lanes(di);
+  const auto neg_zero = hn::Set(di, static_cast<std::int32_t>(0x80000000u));
+  auto top = hn::Set(di, std::numeric_limits<std::int32_t>::min());
+  auto least = hn::Set(di, std::numeric_limits<std::int32_t>::max());
+  auto one = [&](hn::Vec<decltype(di)> b) {
+    const auto m = hn::IfThenZeroElse(hn::Eq(b, neg_zero), b);
+    top = hn::Max(top, m);
+    least = hn::Min(least, m);
+  };
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) one(hn::BitCast(di, hn::LoadU(df, s + i)));
+  if (i < n) {
+    // Padding repeats the last pattern, which changes neither end.
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
+    for (std::size_t j = 0; j < N; ++j) buf[j] = s[std::min(i + j, n - 1)];
+    one(hn::BitCast(di, hn::Load(df, buf)));
+  }
+  return {hn::GetLane(hn::MaxOfLanes(di, top)), hn::GetLane(hn::MinOfLanes(di, least))};
 }
 
 HWY_NOINLINE void SegmentMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t w,

@@ -93,6 +93,18 @@ inline std::uint32_t max_abs_bits(const float* x, std::size_t n) {
   return m;
 }
 
+// -0 counts as +0; a value's sign decides its place before its magnitude does.
+inline void scale_range(const float* s, std::size_t n, std::int32_t* top, std::int32_t* least) {
+  *top = 0;
+  *least = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = s[i] == 0.0f ? 0.0f : s[i];  // -0 == 0 (NaN compares false and keeps its bits)
+    const std::int32_t b = static_cast<std::int32_t>(f32_bits(v));
+    if (i == 0 || b > *top) *top = b;
+    if (i == 0 || b < *least) *least = b;
+  }
+}
+
 inline void quantize_exact_int(const float* x, std::size_t n, double e, int lo, int hi, std::int32_t* out) {
   for (std::size_t i = 0; i < n; ++i) {
     double q = std::nearbyint(static_cast<double>(x[i]) / e);
