@@ -2,7 +2,7 @@
 // operand r, per element t = f32(x / r) or f32(x * r) in one IEEE f32 operation, then t rounded by
 // the spec's tie rule and saturated by its rule (integers), or cast onto the minifloat grid by
 // round-to-nearest-even with saturation (minifloats). Every step is an IEEE f32 operation or an
-// exact one (docs/SEMANTICS-fast.md section 12), so the lanes compute what a scalar loop on host
+// exact one (docs/SEMANTICS-fast.md section 7), so the lanes compute what a scalar loop on host
 // f32 arithmetic does.
 
 #if defined(QSCHEME_FAST_KERNELS_STEPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
