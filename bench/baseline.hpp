@@ -329,6 +329,16 @@ inline const std::vector<Kernel>& kernels() {
        .api = Api::bytes_single_pass, .recipe = "torchao-mx-rceil"},
       {.name = "quantize mxfp4 ocp-mx", .scheme = "mxfp4", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
+      // The f32-step recipes over given f32 scales (the input's own, calibrated by the exact
+      // profile), q8_0's blocks with f32 scales, against the exact profile's codes of the same.
+      {.name = "quantize q8s:block[32]=f32 given scales", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true},
+      {.name = "quantize q8s:block[32]=f32 onnx", .scheme = "q8s:block[32]=f32", .profile = Profile::onnx,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true},
+      {.name = "quantize q8s:block[32]=f32 onnx untouched-on-error", .scheme = "q8s:block[32]=f32",
+       .profile = Profile::onnx, .direction = Direction::quantize, .api = Api::bytes, .given = true},
+      {.name = "quantize q8s:block[32]=f32 torch-qint8", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true, .recipe = "torch-qint8"},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -373,7 +383,10 @@ class KernelRun {
     }
     bytes_.resize(l->total_bytes);
     if (k.direction == Direction::quantize && k.given) {
-      auto q = fast::quantize(scheme_, shape_, x_, options_);
+      // The exact profile calibrates them: onnx and torch-qint8 take only given scales.
+      QuantizeOptions calibrate;
+      calibrate.profile = Profile::exact;
+      auto q = fast::quantize(scheme_, shape_, x_, calibrate);
       if (!q) {
         status_ = q.status();
         return;

@@ -13,7 +13,7 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
-#include "fast/onnx.h"
+#include "fast/f32_steps.hpp"
 #include "fast/plan.hpp"
 #include "fast/points.hpp"
 #include "fast/scales.hpp"
@@ -69,40 +69,17 @@ Status check_given_scales(const GivenScales& given, const Layout& l, bool two) {
   return check_given(given, l, two);
 }
 
-// torch's codes over given scales (points.hpp, Point::torch_codes), after the given scales and
-// the input are checked as the reference checks them.
-Status quantize_torch(const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
-                      std::int32_t* codes, std::uint32_t* scale_bits) {
-  for (std::size_t i = 0; i < l.elements; ++i) {
-    if (!std::isfinite(x[i])) return errors::non_finite_input(i);
-  }
-  // A given -0 is stored as +0, and codes are computed with the stored scale.
-  std::vector<float> inv(l.scales);
-  for (std::size_t j = 0; j < l.scales; ++j) {
-    const float e = std::fabs(given.block[j]);
-    scale_bits[j] = scalar::f32_bits(e);
-    inv[j] = 1.0f / e;  // 1 / 0 = +inf
-  }
-  const ValueInfo& vi = info(scheme.value);
-  const float lo = static_cast<float>(vi.lo), hi = static_cast<float>(vi.hi);
-  const Geo g(l);
-  for_rows(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t b) {
-    for (std::uint64_t i = 0; i < len; ++i) {
-      const float t = std::nearbyint(x[off + i] * inv[b + i / g.bw]);  // ties to even (FpEnvGuard)
-      codes[off + i] = static_cast<std::int32_t>(std::isnan(t) || t >= 0x1p63f ? lo : std::clamp(t, lo, hi));
-    }
-  });
-  return {};
-}
-
 Status quantize_point(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                       detail::ScalePick pick, std::int32_t* codes, std::uint32_t* scale_bits,
                       std::uint32_t* global_bits) {
-  // Profile onnx has its own scalar path (fast/onnx.cc): given f32 scales, host f32 division.
-  if (opt.profile == Profile::onnx) return detail::onnx_quantize(scheme, shape, x, n, opt, codes, scale_bits);
   auto lr = layout_for_values(scheme, shape, n);
   if (!lr) return lr.status();
   const Layout& l = *lr;
+  // Profile onnx: given f32 scales, f32 steps (fast/f32_steps.hpp).
+  if (opt.profile == Profile::onnx) {
+    QSCHEME_RETURN_IF_ERROR(detail::onnx_option_checks(scheme, l, opt));
+    return detail::quantize_steps(detail::StepRecipe::onnx, scheme, l, x, *opt.scales, codes, scale_bits);
+  }
   const kernels::Kernels& kf = kernels::Get();
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
@@ -267,7 +244,7 @@ Status quantize_impl(const Scheme& scheme, Shape shape, const float* x, std::siz
   if (p->torch_codes) {
     auto lr = layout_for_values(scheme, shape, n);
     if (!lr) return lr.status();
-    return quantize_torch(scheme, *lr, x, *opt.scales, codes, scale_bits);
+    return detail::quantize_steps(detail::StepRecipe::torch, scheme, *lr, x, *opt.scales, codes, scale_bits);
   }
   return quantize_point(scheme, shape, x, n, p->options, p->pick, codes, scale_bits, global_bits);
 }

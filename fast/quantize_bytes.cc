@@ -10,10 +10,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
+#include "fast/f32_steps.hpp"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
@@ -130,6 +132,81 @@ bool burn_divisor_of(double c, bool two, float g, float* eb) {
   return true;
 }
 
+// The f32-step recipes' bytes (f32_steps.hpp) on the fused path: per unit the kernel's one-byte
+// codes of the given scales' operands, packed as the other profiles' are; the stored scales are
+// the given ones (-0 as +0), f32. Returns false on a data error (non-finite input, onnx's zero
+// scale over a non-zero element), which the general path then reports; under untouched_on_error
+// every check comes before the first byte written. Preconditions: p.fused, one level of f32
+// scales, `given` passed the checks of its count and values.
+bool steps_to_bytes(detail::StepRecipe recipe, const Scheme& scheme, const detail::BytesPlan& p, const Layout& l,
+                    const float* x, const GivenScales& given, OutputPolicy policy, std::uint8_t* out) {
+  const kernels::Kernels& kf = kernels::Get();
+  const std::vector<float>& gs = given.block;
+  if (recipe == detail::StepRecipe::onnx) {
+    // Only the blocks with a zero scale are read here: a zero scale is rare.
+    for (std::uint64_t j = 0; j < l.scales; ++j) {
+      if (gs[j] != 0.0f) continue;
+      const std::uint64_t c0 = p.bw ? j % p.nbr * p.bw : 0, r = p.bw ? j / p.nbr : 0;
+      const std::uint64_t len = p.bw ? std::min(p.bw, p.L - c0) : l.elements;
+      if (p.bw ? kf.max_abs_bits(x + r * p.L + c0, len) != 0 : kf.max_abs_bits(x, len) != 0) return false;
+    }
+  }
+  const bool prepass = policy == OutputPolicy::untouched_on_error;
+  if (prepass) {
+    std::atomic<bool> bad{false};
+    detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
+      if (kf.max_abs_bits(x + rb * p.L, (re - rb) * p.L) >= 0x7F800000u) bad = true;
+    });
+    if (bad.load()) return false;
+  }
+  std::uint8_t* scales_out = out + l.value_bytes;
+  if (p.bw == 0) put_le(scales_out, scalar::f32_bits(std::fabs(gs[0])), 4);
+  const kernels::StepSpec spec = detail::step_spec(recipe, scheme.value);
+  const bool native = p.bits == 8 && p.nq == 1;
+  const std::uint64_t nbc_max = p.bw ? p.chunk / p.bw + 2 : 1;
+  std::atomic<bool> failed{false};
+  detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
+    std::unique_ptr<std::uint8_t[]> scratch(native ? nullptr : new std::uint8_t[16 * p.chunk]);
+    std::unique_ptr<float[]> operand(new float[nbc_max]);
+    std::unique_ptr<std::uint32_t[]> bits(new std::uint32_t[nbc_max]);
+    const std::uint8_t* rows[16];
+    detail::BytesPlan::Walk walk(p, ub);
+    for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const detail::BytesPlan::Unit& un = *walk;
+      for (std::uint64_t i = 0; i < un.count; ++i) {
+        const std::uint64_t r = un.row[i];
+        const float* xr = x + r * p.L + un.c0;
+        if (!prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u) {
+          failed = true;
+          return;
+        }
+        std::uint8_t* codes = native ? out + un.value_offset : scratch.get() + i * p.chunk;
+        rows[i] = codes;
+        const std::uint64_t kb = p.bw ? un.c0 / p.bw : 0;
+        const std::uint64_t nbc = p.bw ? (un.c0 + un.len - 1) / p.bw - kb + 1 : 1;
+        const std::uint64_t j0 = p.bw ? r * p.nbr + kb : 0;
+        for (std::uint64_t k = 0; k < nbc; ++k) {
+          operand[k] = detail::step_operand(recipe, gs[j0 + k]);
+          bits[k] = scalar::f32_bits(std::fabs(gs[j0 + k]));
+        }
+        kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes);
+        // A block's scale is written by the unit holding its first column, once.
+        const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
+        if (p.bw && k0 < nbc) store_scales(bits.get() + k0, nbc - k0, 4, scales_out + (j0 + k0) * 4);
+      }
+      if (native) continue;
+      std::uint8_t* dst = out + un.value_offset;
+      if (p.vertical) {
+        kf.pack_columns(rows, un.count, un.len, p.bits, p.ebytes, dst);
+      } else {
+        kf.pack_row(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
+      }
+    }
+  });
+  return !failed.load();
+}
+
 }  // namespace
 
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
@@ -150,10 +227,18 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const detail::ScalePick pick = point->pick;
   const bool picked = pick != detail::ScalePick::profile;
   const detail::ExponentRule exponent(pick, scheme.value);
-  // torch's codes run on quantize + encode.
-  if (point->torch_codes) return general_quantize(scheme, shape, x, n, asked, out);
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   const kernels::Kernels& kf = kernels::Get();
+  // The f32-step recipes: their own kernel over the units; an option the fused path does not take
+  // is an error, which the general path reports.
+  if (const std::optional<detail::StepRecipe> step = detail::step_recipe(*point); step && p.fused) {
+    const GivenScales* gv = options.scales ? &*options.scales : nullptr;
+    if (!gv || p.two || p.sd != ScaleDtype::f32 || !given_facts(kf, *gv, l, false, true).ok ||
+        !steps_to_bytes(*step, scheme, p, l, x, *gv, policy, out)) {
+      return general_quantize(scheme, shape, x, n, asked, out);
+    }
+    return {};
+  }
   const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
   const bool burn = options.profile == Profile::burn;
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a

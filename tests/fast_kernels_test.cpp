@@ -425,6 +425,66 @@ BOOST_AUTO_TEST_CASE(quantize_zero_scale) {
   });
 }
 
+// The f32-step family against step_code on every rule, block width and start, both outputs.
+// Operands: the scale itself (divide) or its f32 reciprocal (multiply), the other blocks cycling
+// through the other scales' operands; +inf (torch's 1 / 0) too under the rule that sends NaN to lo.
+BOOST_AUTO_TEST_CASE(quantize_steps) {
+  std::vector<k::StepSpec> specs;
+  for (k::StepOp op : {k::StepOp::divide, k::StepOp::multiply}) {
+    for (k::StepTie tie : {k::StepTie::even, k::StepTie::away}) {
+      for (k::StepSaturation sat : {k::StepSaturation::clamp, k::StepSaturation::int64_min_then_clamp}) {
+        for (const IntKind& ik : kInts) specs.push_back({op, tie, sat, false, ik.lo, ik.hi, -1});
+      }
+    }
+    for (int fmt = 0; fmt < 3; ++fmt) {
+      for (bool zero_plus : {false, true}) specs.push_back({op, k::StepTie::even, k::StepSaturation::clamp, zero_plus, 0, 0, fmt});
+    }
+  }
+  ForEachTarget([&] {
+    const std::size_t N = k::Get().lanes_f32();
+    for (float e : BurnScales()) {
+      BOOST_TEST_CONTEXT("e " << e) {
+        ForEachLenMis([&](std::size_t len, std::size_t mis) {
+          const auto buf = Inputs(e, len + mis, static_cast<std::uint32_t>(len * 7 + mis));
+          const float* x = buf.data() + mis;
+          for (const k::StepSpec& sp : specs) {
+            const bool mul = sp.op == k::StepOp::multiply;
+            std::vector<float> pool;
+            // No operand gives a NaN t where that is outside the spec's domain (1 / 1e-40 is inf).
+            const bool nan_ok = sp.saturation == k::StepSaturation::int64_min_then_clamp;
+            const float own = mul ? 1.0f / e : e;
+            if (!nan_ok && std::isinf(own)) continue;
+            pool.push_back(own);
+            for (float v : BurnScales()) {
+              const float o = mul ? 1.0f / v : v;
+              if (o != own && (nan_ok || std::isfinite(o))) pool.push_back(o);
+            }
+            if (nan_ok) pool.push_back(std::numeric_limits<float>::infinity());
+            for (std::size_t bw : {std::size_t{0}, std::size_t{3}, N, 2 * N + 1}) {
+              for (std::size_t start : {std::size_t{0}, std::size_t{2}}) {
+                BOOST_TEST_CONTEXT("op " << int(sp.op) << " tie " << int(sp.tie) << " sat " << int(sp.saturation)
+                                         << " lo " << sp.lo << " fmt " << sp.fmt << " zero_plus " << sp.zero_plus
+                                         << " bw " << bw << " start " << start) {
+                  std::vector<float> r(len + 2);
+                  for (std::size_t j = 0; j < r.size(); ++j) r[j] = pool[j % pool.size()];
+                  std::vector<std::int32_t> a(len), b(len);
+                  std::vector<std::uint8_t> a8(len), b8(len);
+                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, a.data(), nullptr);
+                  sc::quantize_steps(x, len, start, bw, r.data(), sp, b.data(), nullptr);
+                  EXPECT_SAME(a.data(), b.data(), len, x);
+                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, nullptr, a8.data());
+                  sc::quantize_steps(x, len, start, bw, r.data(), sp, nullptr, b8.data());
+                  EXPECT_SAME(a8.data(), b8.data(), len, x);
+                }
+              }
+            }
+          }
+        });
+      }
+    }
+  });
+}
+
 BOOST_AUTO_TEST_CASE(quantize_burn) {
   ForEachTarget([] {
     for (float e : BurnScales()) {

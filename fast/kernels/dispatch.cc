@@ -13,6 +13,7 @@
 #include "fast/kernels/pack-inl.h"
 #include "fast/kernels/quantize-inl.h"
 #include "fast/kernels/scales-inl.h"
+#include "fast/kernels/steps-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace qscheme::fast::kernels {
@@ -54,6 +55,7 @@ namespace qscheme::fast::kernels {
   X(quantize_burn_float, QuantizeBurnFloatImpl)            \
   X(quantize_row, QuantizeRowImpl)                         \
   X(quantize_codes, QuantizeCodesImpl)                     \
+  X(quantize_steps, QuantizeStepsImpl)                     \
   X(codes_to_bytes, CodesToBytesImpl)                      \
   X(bytes_to_codes, BytesToCodesImpl)                      \
   X(pack_words, PackWordsImpl)                             \

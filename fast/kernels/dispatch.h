@@ -102,6 +102,24 @@ struct CodeSpec {
   bool x_just_read = true;
 };
 
+// The f32 steps of one recipe's codes (the f32-step points: onnx's QuantizeLinear, torch's
+// quantize_val): per block one f32 operand r, per element t = f32(x / r) (divide) or f32(x * r)
+// (multiply), then for integers t rounded by `tie` (even: ties to even; away: half away from
+// zero) and saturated by `saturation` (clamp: to [lo, hi]; int64_min_then_clamp: NaN and
+// t >= 2^63 give lo, the rest clamped), for minifloats t cast onto the grid of fmt by
+// round-to-nearest-even, saturating, with t's sign (zero_plus: a zero t gives +0).
+enum class StepOp : std::uint8_t { divide, multiply };
+enum class StepTie : std::uint8_t { even, away };
+enum class StepSaturation : std::uint8_t { clamp, int64_min_then_clamp };
+struct StepSpec {
+  StepOp op = StepOp::divide;
+  StepTie tie = StepTie::even;
+  StepSaturation saturation = StepSaturation::clamp;
+  bool zero_plus = false;
+  int lo = 0, hi = 0;
+  int fmt = -1;  // -1 integers, else the minifloat (0 e4m3, 1 e5m2, 2 e2m1)
+};
+
 // Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
 // (ScaleDtype as int): f16 or ue4m3 scales (at most 11 significant bits, in [2^-24, 65504]) times
 // any value kind (at most 8 bits, magnitudes in [2^-16, 57344]) stay within 19 bits and
@@ -201,6 +219,13 @@ struct Kernels {
   void (*quantize_codes)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* inv,
                          const double* e, bool any_far, const CodeSpec& c, std::uint8_t* codes,
                          std::uint8_t* nibbles);
+
+  // -- steps-inl.h: codes of the f32-step recipes
+  // Codes of x[0..len) by the steps of s; element i lies in block (start + i) / bw - start / bw of
+  // r (bw == 0: r[0] for all). Exactly one of out32 (i32 codes) and out8 (their low bytes) is
+  // non-null. Preconditions: no t is NaN under the clamp rule or for minifloats.
+  void (*quantize_steps)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
+                         const StepSpec& s, std::int32_t* out32, std::uint8_t* out8);
 
   // -- pack-inl.h: storage elements
   // out[i] = low byte of c[i].

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <limits>
 
+#include "fast/kernels/dispatch.h"
+
 namespace qscheme::fast::scalar {
 
 // Minifloat value formats. `fmt` numbering is shared with the kernels.
@@ -140,6 +142,30 @@ inline void quantize_burn_float(const float* x, std::size_t n, float e, int fmt,
   for (std::size_t i = 0; i < n; ++i) {
     const float t = x[i] / e;
     out[i] = mini_encode(static_cast<double>(t), std::signbit(t), fmt);
+  }
+}
+
+// The f32 steps of one element (kernels::StepSpec), case by case on host f32 arithmetic
+// (round-to-nearest-even, as the drivers' FpEnvGuard sets it).
+inline std::int32_t step_code(float x, float r, const kernels::StepSpec& s) {
+  const float t = s.op == kernels::StepOp::divide ? x / r : x * r;
+  if (s.fmt >= 0) {
+    if (s.zero_plus && t == 0.0f) return 0;
+    return mini_encode(static_cast<double>(t), std::signbit(t), s.fmt);
+  }
+  const float q = s.tie == kernels::StepTie::even ? std::nearbyint(t) : round_half_away(t);
+  if (s.saturation == kernels::StepSaturation::int64_min_then_clamp && (std::isnan(q) || q >= 0x1p63f)) return s.lo;
+  if (q <= static_cast<float>(s.lo)) return s.lo;
+  if (q >= static_cast<float>(s.hi)) return s.hi;
+  return static_cast<std::int32_t>(q);
+}
+
+inline void quantize_steps(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
+                           const kernels::StepSpec& s, std::int32_t* out32, std::uint8_t* out8) {
+  for (std::size_t i = 0; i < len; ++i) {
+    const std::int32_t c = step_code(x[i], r[bw == 0 ? 0 : (start + i) / bw - start / bw], s);
+    if (out32) out32[i] = c;
+    else out8[i] = static_cast<std::uint8_t>(c & 0xFF);
   }
 }
 

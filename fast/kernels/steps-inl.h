@@ -1,0 +1,149 @@
+// Per-target codes of the f32-step recipes (StepSpec in kernels/dispatch.h): per block one f32
+// operand r, per element t = f32(x / r) or f32(x * r) in one IEEE f32 operation, then t rounded by
+// the spec's tie rule and saturated by its rule (integers), or cast onto the minifloat grid by
+// round-to-nearest-even with saturation (minifloats). Every step is an IEEE f32 operation or an
+// exact one (docs/SEMANTICS-fast.md section 7), so the lanes compute what a scalar loop on host
+// f32 arithmetic does.
+
+#if defined(QSCHEME_FAST_KERNELS_STEPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_STEPS_INL_H_
+#undef QSCHEME_FAST_KERNELS_STEPS_INL_H_
+#else
+#define QSCHEME_FAST_KERNELS_STEPS_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/minifloat-inl.h"
+#include "fast/kernels/pack-inl.h"
+#include "fast/kernels/vector-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The f32 quotient or product of one vector.
+template <StepOp kOp, class DF>
+HWY_INLINE hn::Vec<DF> StepT(hn::Vec<DF> x, hn::Vec<DF> r) {
+  if constexpr (kOp == StepOp::divide) {
+    return hn::Div(x, r);
+  } else {
+    return hn::Mul(x, r);
+  }
+}
+
+// Integer codes of t (f32 lanes). Round is round-half-even on every target; the half-away rule is
+// Rust's f32::round (t - trunc(t) is exact). The standard clamp requires t not NaN; the torch rule
+// sends NaN (no compare holds) and everything at or beyond 2^63 to lo, as torch's cast to int64
+// (INT64_MIN) followed by its clamp does; what lies at or below -2^63 the clamp sends to lo too.
+template <StepTie kTie, StepSaturation kSat, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF> t, hn::Vec<DF> vlo, hn::Vec<DF> vhi) {
+  const hn::Rebind<std::int32_t, DF> di;
+  hn::Vec<DF> q;
+  if constexpr (kTie == StepTie::even) {
+    q = hn::Round(t);
+  } else {
+    const auto tr = hn::Trunc(t);
+    const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), hn::Set(df, 0.5f));
+    const auto step = hn::Or(hn::And(t, hn::Set(df, -0.0f)), hn::Set(df, 1.0f));  // copysign(1, t)
+    q = hn::IfThenElse(away, hn::Add(tr, step), tr);
+  }
+  auto c = hn::Min(hn::Max(q, vlo), vhi);
+  if constexpr (kSat == StepSaturation::int64_min_then_clamp) {
+    c = hn::IfThenElse(hn::Lt(q, hn::Set(df, 0x1p63f)), c, vlo);
+  }
+  return hn::ConvertTo(di, c);
+}
+
+// Minifloat codes of t (f32 lanes, not NaN): the magnitude's code in f64 lanes (MiniMagCode,
+// exact for every f32), t's sign; with kPlusZero a zero t (either sign) gives +0.
+template <bool kPlusZero, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const hn::Rebind<std::int32_t, decltype(dh)> dhi;
+  auto half_code = [&](hn::Vec<decltype(dh)> th) {
+    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
+  };
+  const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+  auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
+  if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
+  return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
+}
+
+// The spec's rules as template arguments, so that the hot loop carries no branch on them.
+// kKind: 0 integers, 1 minifloats, 2 minifloats whose zero t gives +0.
+template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
+HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                               const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
+                               std::uint8_t* HWY_RESTRICT out8) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const std::size_t N = hn::Lanes(df);
+  const auto vlo = hn::Set(df, static_cast<float>(s.lo)), vhi = hn::Set(df, static_cast<float>(s.hi));
+  const MiniParams mp = Mini(s.fmt < 0 ? 0 : s.fmt);
+  // One segment per block: [i, i + cnt) under r[k].
+  std::size_t i = 0, k = 0;
+  while (i < len) {
+    const std::size_t cnt = bw == 0 ? len : std::min(len - i, bw - (start + i) % bw);
+    const auto vr = hn::Set(df, r[k]);
+    auto codes = [&](const float* src) {
+      const auto t = StepT<kOp, decltype(df)>(hn::LoadU(df, src), vr);
+      if constexpr (kKind == 0) {
+        return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
+      } else {
+        return StepFloatCodes<kKind == 2>(df, t, mp);
+      }
+    };
+    if (out32) {
+      ForEachVectorPadded(x + i, out32 + i, cnt, N, [&](const float* src, std::int32_t* dst) { hn::StoreU(codes(src), di, dst); });
+    } else {
+      ForEachVectorPadded(x + i, out8 + i, cnt, N, [&](const float* src, std::uint8_t* dst) { StoreCodeBytes(di, codes(src), dst); });
+    }
+    i += cnt;
+    ++k;
+  }
+}
+
+template <StepOp kOp, StepTie kTie, StepSaturation kSat>
+HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                  const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
+                                  std::uint8_t* HWY_RESTRICT out8) {
+  if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8);
+  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, 2>(x, len, start, bw, r, s, out32, out8);
+  QuantizeStepsT<kOp, kTie, kSat, 1>(x, len, start, bw, r, s, out32, out8);
+}
+
+template <StepOp kOp>
+HWY_INLINE void QuantizeStepsOp(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
+                                std::uint8_t* HWY_RESTRICT out8) {
+  // Minifloats round to even and saturate by the grid alone: one instance for them.
+  if (s.fmt >= 0) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  const bool torch_sat = s.saturation == StepSaturation::int64_min_then_clamp;
+  if (s.tie == StepTie::even) {
+    if (torch_sat) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
+    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  }
+  if (torch_sat) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
+  QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+}
+
+HWY_NOINLINE void QuantizeStepsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                    const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
+                                    std::uint8_t* HWY_RESTRICT out8) {
+  if (s.op == StepOp::divide) return QuantizeStepsOp<StepOp::divide>(x, len, start, bw, r, s, out32, out8);
+  QuantizeStepsOp<StepOp::multiply>(x, len, start, bw, r, s, out32, out8);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
