@@ -63,7 +63,7 @@ struct Arbitrary<qscheme::Scheme> {
       const std::uint8_t dim =
           kind == StoreKind::native ? 0 : *gen::inRange<std::uint8_t>(0, static_cast<std::uint8_t>(kMaxRank));
       s.store = Store{kind, dim};
-      s.mode = *gen::element(Mode::sym, Mode::lookup);
+      s.mode = *gen::element(Mode::sym, Mode::lookup, Mode::affine);
       if (*gen::arbitrary<bool>()) s.tensor = *dtype;
       if (*gen::arbitrary<bool>()) s.block = BlockLevel{*gen::arbitrary<BlockSize>(), *dtype};
       return s;

@@ -51,7 +51,9 @@ Result<std::pair<Scheme, std::size_t>> decode_scheme_prefix(std::span<const std:
     return bad(3, "store dim " + std::to_string(bytes[3]) + " is out of range (native takes 0, packed 0..7)");
   }
   s.store = Store{kind, bytes[3]};
-  if (bytes[4] > 1) return bad(4, "mode " + std::to_string(bytes[4]) + " is not 0 (sym) or 1 (lookup)");
+  if (bytes[4] > 2) {
+    return bad(4, "mode " + std::to_string(bytes[4]) + " is not 0 (sym), 1 (lookup) or 2 (affine, the extension)");
+  }
   s.mode = static_cast<Mode>(bytes[4]);
   if (bytes[5] > kAllScaleDtypes.size()) return bad(5, "tensor level " + std::to_string(bytes[5]) + " is not 0..5");
   if (bytes[5] != 0) s.tensor = static_cast<ScaleDtype>(bytes[5] - 1);

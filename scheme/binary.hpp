@@ -1,10 +1,10 @@
 // A compact, versioned binary form of a scheme, for fuzzers and file headers.
 //
 //   byte 0   version (kBinarySchemeVersion)
-//   byte 1   value       (Value enumerator, 0..8)
+//   byte 1   value       (Value enumerator, 0..8 Burn's, 9..13 the extension)
 //   byte 2   store kind  (StoreKind enumerator, 0..2)
 //   byte 3   store dim   (0..kMaxRank-1; 0 for native)
-//   byte 4   mode        (Mode enumerator, 0..1)
+//   byte 4   mode        (Mode enumerator, 0..1 Burn's, 2 = affine, the extension)
 //   byte 5   tensor level: 0 = none, 1 + ScaleDtype
 //   byte 6   block level:  0 = none, 1 + ScaleDtype
 //   byte 7   block rank r (0 when there is no block level, else 1..kMaxBlockDims)

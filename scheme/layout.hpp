@@ -1,6 +1,7 @@
 // Sizes and shapes derived from a (scheme, shape) pair, as Burn lays them out: blocks per
 // dimension, the scale grid, storage elements (a packed store pads each line of the packed
-// dimension on its own) and the serialized bytes [values][block or tensor scales][f32 global].
+// dimension on its own) and the serialized bytes [values][block or tensor scales][f32 global]
+// [zero points] (the last region: affine mode only).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,10 @@ struct Layout {
   std::uint64_t value_bytes = 0;
   std::uint64_t scale_bytes = 0;   // scales * bytes of the innermost dtype
   std::uint64_t global_bytes = 0;  // 4 for a two-level scheme, else 0
+  // Affine mode: one zero point per scale, each in the bytes a native code of the kind takes
+  // (1, or 2 for i16/u16), after the scales. 0 otherwise.
+  std::uint64_t zero_points = 0;
+  std::uint64_t zero_point_bytes = 0;
   std::uint64_t total_bytes = 0;
 };
 

@@ -40,7 +40,9 @@ struct Store {
   friend constexpr bool operator==(const Store&, const Store&) = default;
 };
 
-enum class Mode : std::uint8_t { sym, lookup };
+// sym and lookup are Burn's QuantMode; affine (a zero point per scale, the value kind's own
+// integer) is qscheme's extension (docs/SEMANTICS.md section 14).
+enum class Mode : std::uint8_t { sym, lookup, affine };
 
 enum class ScaleDtype : std::uint8_t { f32, f16, bf16, ue8m0, ue4m3 };
 inline constexpr std::array kAllScaleDtypes{ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16,
@@ -99,6 +101,8 @@ struct Scheme {
   int num_levels() const { return (block ? 1 : 0) + (tensor_scale() ? 1 : 0); }
   // The innermost level's dtype: the block dtype, else the tensor dtype, else f32.
   ScaleDtype scale_dtype() const { return block ? block->dtype : tensor.value_or(ScaleDtype::f32); }
+  // One zero point per innermost-level scale.
+  bool affine() const { return mode == Mode::affine; }
 };
 
 // Facts of a value kind.

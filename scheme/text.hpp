@@ -3,9 +3,11 @@
 //   scheme  := preset | value (':' field)*
 //   field   := 'native' | 'packed-native(' D ')' | 'packed-u32(' D ')'   (store, default native)
 //            | 'sym' | 'lookup'                                          (mode, default sym)
+//            | 'affine'                                      (mode: qscheme's extension, zero points)
 //            | 'tensor=' DTYPE                                           (per-tensor level)
 //            | 'block[' N (',' N)* ']=' DTYPE                            (per-block level)
 //   value   := q8f | q8s | q4f | q4s | q2f | q2s | e4m3 | e5m2 | e2m1
+//            | u8 | u4 | u2 | i16 | u16                               (qscheme's extension)
 //   DTYPE   := f32 | f16 | bf16 | ue8m0 | ue4m3
 //
 // Fields may come in any order, each kind at most once. format() writes them in the order store,

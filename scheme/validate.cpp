@@ -44,6 +44,20 @@ Status validate_scheme(const Scheme& s) {
                   std::string(to_string(*s.tensor)) + "; use tensor=f32"};
     }
   }
+  if (s.affine()) {
+    // The code space error codes are shared with the C API's status enum: the affine mode's
+    // conflicts are reported as unsupported-profile, the code of "no rules define this".
+    if (info(s.value).is_float) {
+      return {ErrorCode::unsupported_profile,
+              quoted(s) + ": affine mode adds an integer zero point to integer codes; " +
+                  std::string(to_string(s.value)) + " is a minifloat kind (use sym, or an integer kind)"};
+    }
+    if (s.two_level()) {
+      return {ErrorCode::unsupported_profile,
+              quoted(s) + ": affine mode keeps one scale and one zero point per block; drop the tensor level "
+                          "or the block level"};
+    }
+  }
   if (s.mode == Mode::lookup) {
     return {ErrorCode::lookup_table_missing,
             quoted(s) + ": lookup mode decodes codes through a table, and no lookup table was "

@@ -18,7 +18,8 @@ using Shape = std::span<const std::uint64_t>;
 //  3. two-level-block-dtype: two levels whose block dtype reaches beyond f16's range
 //     (f32, bf16, ue8m0).
 //  4. two-level-global-dtype: two levels whose per-tensor dtype is not f32.
-//  5. lookup-table-missing: lookup mode (no lookup tables are supplied yet).
+//  5. unsupported-profile: affine mode over a minifloat kind, or with two levels.
+//  6. lookup-table-missing: lookup mode (no lookup tables are supplied yet).
 Status validate_scheme(const Scheme& s);
 
 // validate_scheme, then the rules that need the shape:

@@ -178,3 +178,21 @@ BOOST_AUTO_TEST_CASE(extension_kinds_storage) {
   BOOST_TEST(e.packed_axis == 0);
   BOOST_TEST(e.storage_elements == 4u);  // ceil(6 / 4) x 2
 }
+
+// Affine mode: one zero point per scale after the scales, a byte each (two for i16/u16).
+BOOST_AUTO_TEST_CASE(affine_zero_points) {
+  const Layout a = layout_of("u8:affine", {3, 5});
+  BOOST_TEST(a.zero_points == 1u);
+  BOOST_TEST(a.zero_point_bytes == 1u);
+  BOOST_TEST(a.total_bytes == 15u + 4u + 1u);
+  const Layout b = layout_of("i16:packed-u32(0):affine:block[4]=f16", {3, 5});
+  BOOST_TEST(b.zero_points == 6u);
+  BOOST_TEST(b.zero_point_bytes == 12u);
+  BOOST_TEST(b.total_bytes == 36u + 6u * 2u + 12u);
+  const Layout c = layout_of("q4f:packed-u32(0):affine:block[2,2]=ue8m0", {3, 17});
+  BOOST_TEST(c.zero_points == 2u * 9u);
+  BOOST_TEST(c.zero_point_bytes == 18u);
+  const Layout sym = layout_of("u8:block[4]=f16", {3, 5});
+  BOOST_TEST(sym.zero_points == 0u);
+  BOOST_TEST(sym.zero_point_bytes == 0u);
+}

@@ -70,6 +70,9 @@ BOOST_AUTO_TEST_CASE(mode_fields) {
   BOOST_TEST((parsed("e4m3:sym").mode == Mode::sym));
   BOOST_TEST(format_scheme(parsed("e4m3:sym")) == "e4m3");
   BOOST_TEST(format_scheme(parsed("e4m3:lookup")) == "e4m3:lookup");
+  // affine: qscheme's extension, in the mode slot of the canonical order.
+  BOOST_TEST((parsed("u8:affine").mode == Mode::affine));
+  BOOST_TEST(format_scheme(parsed("q8f:block[32]=f32:affine:packed-u32(0)")) == "q8f:packed-u32(0):affine:block[32]=f32");
 }
 
 BOOST_AUTO_TEST_CASE(level_fields_and_every_dtype) {
@@ -159,6 +162,7 @@ const BadText kBad[] = {
     {"q8s:packed-u32(0)x", 17, "':' or the end"},
     {"q8s:native:packed-u32(0)", 11, "at most one store"},
     {"q8s:sym:lookup", 8, "at most one mode"},
+    {"u8:affine:sym", 10, "at most one mode"},
     {"q8s:tensor=", 11, "a scale dtype"},
     {"q8s:tensor=f64", 11, "a scale dtype"},
     {"q8s:tensor=f32:tensor=f16", 15, "at most one tensor"},

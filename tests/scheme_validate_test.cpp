@@ -138,3 +138,20 @@ BOOST_AUTO_TEST_CASE(extension_kinds_follow_the_tuple_rules) {
              ErrorCode::two_level_block_dtype);
   BOOST_TEST(validate_scheme(parse_scheme("u4:packed-u32(0):block[16]=ue4m3:tensor=f32").value()).ok());
 }
+
+// Affine mode takes an integer kind and one level; its conflicts are unsupported-profile,
+// checked after the two-level dtype rules and before lookup.
+BOOST_AUTO_TEST_CASE(affine_mode_takes_integer_kinds_and_one_level) {
+  for (const char* text : {"u8:affine", "q8f:affine:block[32]=f16", "i16:packed-u32(0):affine:tensor=bf16",
+                           "q4s:affine:block[4,4]=ue8m0"}) {
+    BOOST_TEST(validate_scheme(parse_scheme(text).value()).ok(), text);
+  }
+  for (const char* text : {"e4m3:affine", "e2m1:packed-native(0):affine:block[16]=ue4m3",
+                           "q8f:affine:block[16]=f16:tensor=f32"}) {
+    const Status st = validate_scheme(parse_scheme(text).value());
+    BOOST_TEST((st.code() == ErrorCode::unsupported_profile), text);
+    BOOST_TEST(st.message().find("affine") != std::string::npos, st.message());
+  }
+  BOOST_TEST(validate_scheme(parse_scheme("u8:affine:block[8]=f32:tensor=f32").value()).code() ==
+             ErrorCode::two_level_block_dtype);
+}
