@@ -51,6 +51,17 @@ Result<Layout> make_layout(const Scheme& s, Shape shape) {
     }
     if (!scales) return overflow(shape, "scale count");
     l.scales = *scales;
+  } else if (s.axis) {
+    // One block per index of the axis, spanning every other dim (an empty dim: extent 1).
+    const std::size_t axis = rank - 1 - s.axis->dim;
+    std::optional<std::uint64_t> scales = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      l.block[i] = i == axis || shape[i] == 0 ? 1 : shape[i];
+      l.blocks_per_dim[i] = ceil_div(shape[i], l.block[i]);
+      scales = bounded(scales ? checked_mul(*scales, l.blocks_per_dim[i]) : std::nullopt);
+    }
+    if (!scales) return overflow(shape, "scale count");
+    l.scales = *scales;
   } else {
     // One block spans the tensor; an empty dim still gets extent 1 so no block is degenerate.
     for (std::size_t i = 0; i < rank; ++i) l.block[i] = shape[i] == 0 ? 1 : shape[i];

@@ -16,12 +16,13 @@ namespace qscheme {
 struct Layout {
   std::vector<std::uint64_t> shape;
   // Block extents expanded to the tensor's rank (right-aligned, missing leading extents are 1).
-  // Without a block level, the whole tensor is one block: block == shape (an empty dim: 1).
+  // A per-axis level is a block of extent 1 on its axis and the full extent elsewhere. Without
+  // either, the whole tensor is one block: block == shape (an empty dim: 1).
   std::vector<std::uint64_t> block;
   // ceil(shape[i] / block[i]); all ones for a per-tensor scheme. A partial block takes a scale.
   std::vector<std::uint64_t> blocks_per_dim;
   std::uint64_t elements = 0;
-  // Innermost-level scales: prod(blocks_per_dim) with a block level, else 1.
+  // Innermost-level scales: prod(blocks_per_dim) with a block or axis level, else 1.
   std::uint64_t scales = 0;
   // Axis (0 = outermost) along which codes are packed, or -1 when one code is one element.
   int packed_axis = -1;

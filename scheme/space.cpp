@@ -73,6 +73,19 @@ const std::vector<Scheme>& extension_space() {
     const std::vector<Scheme> sampled = cross(kAllValues, {Store::native(), Store::packed_u32(0)}, affine,
                                               {std::nullopt, ScaleDtype::f32}, affine_blocks);
     out.insert(out.end(), sampled.begin(), sampled.end());
+    // Per-axis scales over every kind, in both computing modes: the innermost axis, the next one
+    // out, and a dtype without a zero.
+    constexpr std::array axis_modes{Mode::sym, Mode::affine};
+    for (Value v : kAllValues) {
+      for (Mode m : axis_modes) {
+        for (const AxisLevel& a : {AxisLevel{0, ScaleDtype::f32}, AxisLevel{1, ScaleDtype::f16},
+                                   AxisLevel{1, ScaleDtype::ue8m0}}) {
+          Scheme s{v, Store::native(), m, std::nullopt, std::nullopt};
+          s.axis = a;
+          out.push_back(s);
+        }
+      }
+    }
     return out;
   }();
   return kSpace;

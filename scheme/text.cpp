@@ -10,8 +10,8 @@ constexpr std::string_view kValueList =
     "q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2, e2m1, or the extension kinds u8, u4, u2, i16, u16";
 constexpr std::string_view kDtypeList = "f32, f16, bf16, ue8m0 or ue4m3";
 constexpr std::string_view kFieldList =
-    "native, packed-native(D), packed-u32(D), sym, lookup, affine (the extension), tensor=DTYPE or "
-    "block[N,...]=DTYPE";
+    "native, packed-native(D), packed-u32(D), sym, lookup, affine (the extension), tensor=DTYPE, "
+    "block[N,...]=DTYPE or axis(D)=DTYPE (the extension)";
 
 Status syntax_error(std::size_t pos, std::string_view expected, std::string_view found) {
   std::string msg = "at offset " + std::to_string(pos) + ": expected " + std::string(expected);
@@ -126,8 +126,19 @@ Status parse_field(std::string_view field, std::size_t base, Scheme& s, bool& ha
     s.tensor = *d;
     return {};
   }
+  if (c.eat("axis(")) {
+    if (s.axis || s.block) return duplicate("block or axis");
+    auto dim = c.number(0, kMaxRank - 1, "an axis counted from the innermost");
+    if (!dim) return dim.status();
+    QSCHEME_RETURN_IF_ERROR(close("axis"));
+    if (!c.eat("=")) return syntax_error(c.at(), "'=' and the axis' scale dtype", c.rest());
+    auto d = c.dtype();
+    if (!d) return d.status();
+    s.axis = AxisLevel{static_cast<std::uint8_t>(*dim), *d};
+    return {};
+  }
   if (c.eat("block[")) {
-    if (s.block) return duplicate("block");
+    if (s.block || s.axis) return duplicate("block or axis");
     std::vector<std::uint8_t> extents;
     const std::size_t list_start = c.at();
     while (true) {
@@ -213,6 +224,10 @@ std::string format_scheme(const Scheme& s) {
     }
     out += "]=";
     out += to_string(s.block->dtype);
+  }
+  if (s.axis) {
+    out += ":axis(" + std::to_string(s.axis->dim) + ")=";
+    out += to_string(s.axis->dtype);
   }
   if (s.tensor) {
     out += ":tensor=";

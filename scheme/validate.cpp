@@ -13,6 +13,11 @@ std::string quoted(const Scheme& s) { return "'" + format_scheme(s) + "'"; }
 }  // namespace
 
 Status validate_scheme(const Scheme& s) {
+  if (s.block && s.axis) {
+    // Not writable in the text form or the binary form: only a Scheme built in code has both.
+    return {ErrorCode::malformed_scheme,
+            quoted(s) + ": a scheme has one innermost level, per block or per axis; drop one of them"};
+  }
   if (s.store.kind == StoreKind::packed_native && !has_native_pair_form(s.value)) {
     return {ErrorCode::packed_native_unsupported,
             quoted(s) + ": " + std::string(to_string(s.value)) +
@@ -31,12 +36,13 @@ Status validate_scheme(const Scheme& s) {
     }
   }
   if (s.two_level()) {
-    const ScaleDtype d = s.block->dtype;
+    const ScaleDtype d = s.scale_dtype();
     if (d != ScaleDtype::f16 && d != ScaleDtype::ue4m3) {
       return {ErrorCode::two_level_block_dtype,
               quoted(s) + ": a two-level scheme normalises block scales into a dtype no wider "
                           "than f16, but " + std::string(to_string(d)) +
-                  " reaches beyond f16's range; use block[...]=f16 or =ue4m3, or drop the tensor level"};
+                  " reaches beyond f16's range; use block[...]=f16 or =ue4m3 (axis(D)=f16 or =ue4m3), or "
+                  "drop the tensor level"};
     }
     if (*s.tensor != ScaleDtype::f32) {
       return {ErrorCode::two_level_global_dtype,
@@ -83,6 +89,12 @@ Status validate_shape_rules(const Scheme& s, Shape shape) {
             quoted(s) + ": the block has " + std::to_string(s.block->size.rank()) +
                 " dims but the tensor only " + std::to_string(rank) +
                 "; use a block with at most as many dims as the tensor"};
+  }
+  if (s.axis && s.axis->dim >= rank) {
+    return {ErrorCode::block_rank_exceeds_tensor,
+            quoted(s) + ": axis " + std::to_string(s.axis->dim) + " (counted from the innermost) is outside a rank-" +
+                std::to_string(rank) + " tensor; use an axis below " + std::to_string(rank) +
+                (rank == 0 ? " (a scalar has no axis: use a per-tensor scale)" : "")};
   }
   return {};
 }

@@ -15,6 +15,7 @@
 #include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
+#include "tests/support/sanitized.hpp"
 
 using namespace qscheme;
 namespace mp = boost::multiprecision;
@@ -801,6 +802,68 @@ BOOST_AUTO_TEST_CASE(zero_points_follow_the_scales_in_the_bytes) {
   // One byte short: the zero point region is part of the length.
   wb->pop_back();
   BOOST_TEST((reference::decode(w.scheme, std::vector<std::uint64_t>{1}, *wb).status().code() == ErrorCode::size_mismatch));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Per-axis scales (docs/SEMANTICS.md section 15).
+
+BOOST_AUTO_TEST_SUITE(per_axis)
+
+// Per column (axis 0 from the innermost) of a [2, 3] tensor, u8 affine, s = 1, 1/2, 1/4 and
+// z = 0, 10, 100: codes x / s + z = [[1, 14, 112], [4, 20, 124]].
+BOOST_AUTO_TEST_CASE(one_scale_and_zero_point_per_column) {
+  QuantizeOptions o = given({1.0f, 0.5f, 0.25f});
+  o.scales->zero_points = {0, 10, 100};
+  const auto q = quantize_ok(scheme("u8:affine:axis(0)=f32"), {2, 3}, {1, 2, 3, 4, 5, 6}, o);
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{1, 14, 112, 4, 20, 124}), boost::test_tools::per_element());
+  BOOST_TEST(dequantize_ok(q) == (std::vector<float>{1, 2, 3, 4, 5, 6}), boost::test_tools::per_element());
+  // Per row (axis 1) of the same tensor, sym q8s calibrated: max |x| = 3 and 6 per row.
+  const auto r = quantize_ok(scheme("q8s:axis(1)=f32"), {2, 3}, {1, 2, 3, 4, 5, 6});
+  BOOST_TEST(scale_f32(r, 0) == ceil_f32(Q(3, 127)));
+  BOOST_TEST(scale_f32(r, 1) == ceil_f32(Q(6, 127)));
+  BOOST_TEST(r.codes[2] == 127);
+  BOOST_TEST(r.codes[5] == 127);
+}
+
+// A [4096, 4096] weight with per-row u8 affine scales (extent 4096 per row, 4096 scales: past
+// Burn's 255), calibrated (exact), through the bytes and back. Under a sanitizer 64 of the rows.
+BOOST_AUTO_TEST_CASE(per_row_affine_4096_by_4096_round_trips) {
+  const std::uint64_t rows = qscheme::testing::kSanitized ? 64 : 4096;
+  const std::uint64_t cols = 4096;
+  std::vector<float> x(rows * cols);
+  // Rows of different ranges, some all positive, some all negative (multiples of 2^-4).
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const auto k = static_cast<int>((r * 7 + c * 13) % (64 + r % 200)) - static_cast<int>(r % 3 == 0 ? 0 : 50 + r % 90);
+      x[r * cols + c] = static_cast<float>(r % 5 == 4 ? -std::abs(k) : k) / 16.0f;
+    }
+  }
+  const Scheme s = scheme("u8:affine:axis(1)=f32");
+  const auto q = quantize_ok(s, {rows, cols}, x);
+  BOOST_TEST_REQUIRE(q.scale_bits.size() == rows);
+  BOOST_TEST_REQUIRE(q.zero_points.size() == rows);
+  auto bytes = reference::encode(q);
+  BOOST_TEST_REQUIRE(bytes.ok(), bytes.status().to_string());
+  BOOST_TEST(bytes->size() == rows * cols + rows * 4 + rows);
+  auto back = reference::decode(s, std::vector<std::uint64_t>{rows, cols}, *bytes);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST_REQUIRE((*back == q));
+  const auto y = dequantize_ok(*back);
+  // Every element of a row within one step of x: half a step of rounding, and a code clamped at
+  // a range end (round(hi' / s) - round(lo' / s) can reach b - a + 1) one more half; the f32
+  // product's rounding is far below step / 1024.
+  // (In doubles y - x is exact: both have 24-bit significands between 2^-40 and 2^7, or are 0.)
+  std::uint64_t far = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const double step = scale_f32(q, r);
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const std::uint64_t n = r * cols + c;
+      far += std::fabs(static_cast<double>(y[n]) - static_cast<double>(x[n])) > step + step / 1024;
+    }
+  }
+  BOOST_TEST(far == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -54,6 +54,21 @@ BOOST_AUTO_TEST_CASE(affine_mode_is_byte_2) {
   BOOST_TEST((back->mode == Mode::affine));
 }
 
+// A per-axis level (the extension): byte 7 is 0x80 + the axis, no extents follow; 0x88 and up
+// (an axis past kMaxRank) are malformed.
+BOOST_AUTO_TEST_CASE(axis_level_is_byte_7_from_0x80) {
+  const auto bytes = encode_scheme(parse_scheme("q8f:axis(1)=ue8m0").value());
+  const std::vector<std::uint8_t> expected{1, 0, 0, 0, 0, 0, 4, 0x81};
+  BOOST_TEST(bytes == expected, boost::test_tools::per_element());
+  auto back = decode_scheme(bytes);
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST((*back == parse_scheme("q8f:axis(1)=ue8m0").value()));
+  auto bad = decode_scheme(std::vector<std::uint8_t>{1, 0, 0, 0, 0, 0, 4, 0x88});
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST((bad.status().code() == ErrorCode::malformed_binary_scheme));
+  BOOST_TEST(bad.status().index() == 7u);
+}
+
 BOOST_AUTO_TEST_CASE(prefix_decoding_reports_bytes_consumed) {
   auto bytes = encode_scheme(parse_scheme("q8s:block[2,3,5]=f16").value());
   const std::size_t n = bytes.size();

@@ -57,8 +57,8 @@ bool layout_consistent(const Scheme& s, const Layout& l) {
     if (l.block[i] == 0 || l.blocks_per_dim[i] * l.block[i] < l.shape[i]) return false;
     scales *= l.blocks_per_dim[i];
   }
-  if (s.block && scales != l.scales) return false;
-  if (!s.block && l.scales != 1) return false;
+  if (s.has_inner_level() && scales != l.scales) return false;
+  if (!s.has_inner_level() && l.scales != 1) return false;
   const std::uint64_t capacity = l.storage_elements * static_cast<std::uint64_t>(l.codes_per_storage_element);
   return capacity >= l.elements &&
          l.total_bytes == l.value_bytes + l.scale_bytes + l.global_bytes + l.zero_point_bytes &&
