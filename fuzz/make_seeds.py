@@ -278,10 +278,13 @@ def npy_corpus():
     return out
 
 
-def qjson_doc(scheme, shape, codes, scales, glob="null", profile="exact", bytes_hex=None, order=None):
+def qjson_doc(scheme, shape, codes, scales, glob="null", profile="exact", bytes_hex=None, order=None,
+              zero_points=None):
     fields = [("scheme", f'"{scheme}"'), ("profile", f'"{profile}"'), ("shape", json.dumps(shape).replace(" ", "")),
               ("codes", json.dumps(codes).replace(" ", "")), ("block_scales", "[" + ",".join(scales) + "]"),
               ("global_scale", glob)]
+    if zero_points is not None:
+        fields.append(("zero_points", json.dumps(zero_points).replace(" ", "")))
     if bytes_hex is not None:
         fields.append(("bytes", f'"{bytes_hex}"'))
     if order:
@@ -299,6 +302,9 @@ def qjson_corpus():
     out.put("nvfp4", qjson_doc("nvfp4", [16], list(range(16)), ["448.0"], "1e-45"))
     out.put("mxfp8_order", qjson_doc("mxfp8", [2], [0, 126], ["1.0"], order=[5, 4, 3, 2, 1, 0]))
     out.put("rank0", qjson_doc("q8s:tensor=f16", [], [5], ["0.25"]))
+    out.put("affine_q4f", qjson_doc("q4f:affine:block[2]=f32", [3], [-8, 7, 0], ["1.0", "0.5"], zero_points=[-3, 7],
+                                    bytes_hex="f807000000803f0000003ffd07"))
+    out.put("reject_zero_point", qjson_doc("u8:affine", [1], [1], ["1.0"], zero_points=[256]))
     out.put("empty", qjson_doc("q8s:block[32]=f16", [0, 5], [], []))
     out.put("reject_duplicate", qjson_doc("q8s", [1], [1], ["1.0"]).replace(b'"profile"', b'"scheme"'))
     out.put("reject_shape_overflow", qjson_doc("q8s", [0, 18446744073709551615], [], ["1.0"]))

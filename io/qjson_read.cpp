@@ -29,9 +29,9 @@ namespace {
 
 using json::Event;
 
-enum Field : unsigned { kScheme, kProfile, kRules, kShape, kCodes, kBlockScales, kGlobal, kBytes, kFields };
-constexpr std::array<std::string_view, kFields> kKeys{"scheme", "profile", "rules", "shape", "codes", "block_scales",
-                                                      "global_scale", "bytes"};
+enum Field : unsigned { kScheme, kProfile, kRules, kShape, kCodes, kBlockScales, kGlobal, kZeroPoints, kBytes, kFields };
+constexpr std::array<std::string_view, kFields> kKeys{"scheme", "profile",      "rules",       "shape", "codes",
+                                                      "block_scales", "global_scale", "zero_points", "bytes"};
 
 Status fail(ErrorCode code, const std::string& message, std::size_t index = kNoIndex) {
   return {code, "Q.json: " + message, index};
@@ -189,6 +189,7 @@ class QjsonReader {
       case kCodes: return read_codes();
       case kBlockScales: return read_scales();
       case kGlobal: return read_global();
+      case kZeroPoints: return read_zero_points();
       case kBytes: return read_bytes();
       case kFields: break;
     }
@@ -322,6 +323,7 @@ class QjsonReader {
       QSCHEME_RETURN_IF_ERROR(check_scale_count());
     }
     if (global_) QSCHEME_RETURN_IF_ERROR(put_global());
+    if (zero_points_) QSCHEME_RETURN_IF_ERROR(put_zero_points());
     return {};
   }
 
@@ -467,13 +469,67 @@ class QjsonReader {
     return {};
   }
 
+  // Affine mode's zero points: an array of integers (null or absent for the other modes).
+  Status read_zero_points() {
+    auto e = next();
+    if (!e) return e.status();
+    std::vector<std::int32_t> z;
+    if (*e == Event::null_literal) {
+      zero_points_ = std::optional<std::vector<std::int32_t>>();
+      return layout_ ? put_zero_points() : Status();
+    }
+    const std::string kind = "\"zero_points\" must be an array of integers (affine mode) or null";
+    if (*e != Event::begin_array) return invalid(kind);
+    while (true) {
+      e = next();
+      if (!e) return e.status();
+      if (*e == Event::end_array) break;
+      const auto c = *e == Event::number ? code_of(json_.text(), json_.number_is_integer()) : std::nullopt;
+      if (!c) return fail(ErrorCode::corrupt_bytes, "zero_points[" + std::to_string(z.size()) + "] is not an integer", z.size());
+      z.push_back(*c);
+      // A zero point per scale: more than the text could hold scales is a count error already.
+      if (z.size() > text_size_) break;
+    }
+    zero_points_ = std::optional<std::vector<std::int32_t>>(std::move(z));
+    return layout_ ? put_zero_points() : Status();
+  }
+
+  Status put_zero_points() {
+    const std::optional<std::vector<std::int32_t>>& z = *zero_points_;
+    if (!scheme_->affine()) {
+      if (z) return invalid("\"zero_points\" must be null or absent: only an affine scheme has zero points");
+      zero_points_done_ = true;
+      return {};
+    }
+    if (!z) return invalid("\"zero_points\" must be an array for an affine scheme (one per scale)");
+    if (z->size() != layout_->zero_points) {
+      const Status st = errors::zero_point_count(z->size(), layout_->zero_points);
+      return fail(st.code(), st.message());
+    }
+    const int zb = static_cast<int>(layout_->zero_point_bytes / std::max<std::uint64_t>(layout_->zero_points, 1));
+    const std::uint64_t start = layout_->value_bytes + layout_->scale_bytes + layout_->global_bytes;
+    const ValueInfo& vi = info(scheme_->value);
+    for (std::size_t j = 0; j < z->size(); ++j) {
+      const std::int32_t v = (*z)[j];
+      if (v < vi.lo || v > vi.hi) {
+        const Status st = errors::bad_zero_point(j, scheme_->value, v);
+        return fail(st.code(), st.message(), st.index());
+      }
+      put_le(bytes_, start + j * static_cast<std::uint64_t>(zb), static_cast<std::uint32_t>(v) & ((1u << (8 * zb)) - 1), zb);
+    }
+    zero_points_done_ = true;
+    return {};
+  }
+
+  bool zero_points_in_place() const { return zero_points_done_ || !scheme_->affine(); }
+
   Status read_bytes() {
     auto e = next();
     if (!e) return e.status();
     if (*e != Event::string) return invalid("\"bytes\" must be a hex string");
-    // Compared as it is read when codes, scales and global are all in place (the writer's
-    // order); otherwise kept until they are.
-    compare_now_ = layout_ && codes_done_ && scales_done_ && global_done_;
+    // Compared as it is read when codes, scales, global and zero points are all in place (the
+    // writer's order); otherwise kept until they are.
+    compare_now_ = layout_ && codes_done_ && scales_done_ && global_done_ && zero_points_in_place();
     if (!compare_now_ && layout_) given_.reserve(bytes_.size());
     std::uint64_t digits = 0;
     int high = -1;
@@ -552,6 +608,9 @@ class QjsonReader {
       profile_ = p;
     }
     if (!layout_) return Status(ErrorCode::internal, "Q.json: scheme and shape read, but no layout");
+    if (scheme_->affine() && !seen_[kZeroPoints]) {
+      return invalid("missing key \"zero_points\": an affine scheme has one zero point per scale");
+    }
     if (seen_[kBytes] && !compare_now_) return check_given_bytes();
     return {};
   }
@@ -579,6 +638,9 @@ class QjsonReader {
   std::uint64_t scales_ = 0;
   std::optional<Global> global_;
   bool global_done_ = false;
+  // "zero_points": read (null or an array), and written into the bytes.
+  std::optional<std::optional<std::vector<std::int32_t>>> zero_points_;
+  bool zero_points_done_ = false;
   // "bytes"
   bool compare_now_ = false;
   bool odd_digits_ = false;

@@ -83,6 +83,15 @@ class Out {
   std::string buf_;
 };
 
+// Zero point j of an affine tensor's bytes: one or two bytes after the scales, sign-extended for
+// the signed kinds (reference/bytes.cpp).
+std::int32_t zero_point_at(const Scheme& s, const Layout& l, std::span<const std::uint8_t> bytes, std::uint64_t j) {
+  const int zb = (info(s.value).bits + 7) / 8;
+  const std::uint32_t f = get_le(bytes, l.value_bytes + l.scale_bytes + l.global_bytes + j * static_cast<std::uint64_t>(zb), zb);
+  if (info(s.value).is_unsigned || ((f >> (8 * zb - 1)) & 1) == 0) return static_cast<std::int32_t>(f);
+  return static_cast<std::int32_t>(f) - (1 << (8 * zb));
+}
+
 // decode()'s checks of serialized bytes under rules r, in its order, without unpacking them:
 // non-zero padding (storage order), a native sub-byte code that is no sign extension, a code
 // the rules cannot produce (row-major), a block scale, the global. Then what JSON cannot write:
@@ -136,6 +145,10 @@ Status check_fields(const Scheme& s, const Rules& r, const Layout& l, std::span<
   if (s.two_level()) {
     const std::uint32_t g = get_le(bytes, l.value_bytes + l.scale_bytes, 4);
     if (!reference::is_valid_scale(ScaleDtype::f32, g)) return errors::bad_global(l.scales, g);
+  }
+  for (std::uint64_t j = 0; j < l.zero_points; ++j) {
+    const std::int32_t z = zero_point_at(s, l, bytes, j);
+    if (z < vi.lo || z > vi.hi) return errors::bad_zero_point(j, s.value, z);
   }
   if (r.scale_overflow == rule::ScaleOverflow::infinity) {
     const std::uint32_t sign = scale_sign_bit(d);
@@ -204,6 +217,14 @@ Status write(const Scheme& s, const Rules& r, Shape shape, std::span<const std::
     QSCHEME_RETURN_IF_ERROR(out.put_float(std::bit_cast<float>(get_le(bytes, l.value_bytes + l.scale_bytes, 4))));
   } else {
     QSCHEME_RETURN_IF_ERROR(out.put("null"));
+  }
+  if (s.affine()) {
+    QSCHEME_RETURN_IF_ERROR(out.put(",\n \"zero_points\": ["));
+    for (std::uint64_t j = 0; j < l.zero_points; ++j) {
+      if (j) QSCHEME_RETURN_IF_ERROR(out.put(","));
+      QSCHEME_RETURN_IF_ERROR(out.put_int(zero_point_at(s, l, bytes, j)));
+    }
+    QSCHEME_RETURN_IF_ERROR(out.put("]"));
   }
   QSCHEME_RETURN_IF_ERROR(out.put(",\n \"bytes\": \""));
   static constexpr char kDigits[] = "0123456789abcdef";

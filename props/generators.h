@@ -1,8 +1,9 @@
 // RapidCheck generators for the scheme model and the engines.
 //
 // Schemes are drawn from the whole tuple space, not only its supported part: every value (the
-// extension kinds included), store kind and dim 0..7, both modes, any level combination, blocks
-// of 1 to 5 extents including 0, 1 and 255 (Arbitrary<Scheme>). For the engines,
+// extension kinds included), store kind and dim 0..7, every mode (affine included), any level
+// combination, blocks of 1 to 5 extents including 0, 1 and 255, per-axis levels
+// (Arbitrary<Scheme>). For the engines,
 // `supported_scheme()` mixes the supported tuples of tuple_space() with supported draws of
 // Arbitrary<Scheme> over Burn's kinds, `shape_for()` draws shapes of rank
 // 0 to 5 (more only when the packed dim needs it) whose extents do and do not divide the block,
@@ -63,9 +64,13 @@ struct Arbitrary<qscheme::Scheme> {
       const std::uint8_t dim =
           kind == StoreKind::native ? 0 : *gen::inRange<std::uint8_t>(0, static_cast<std::uint8_t>(kMaxRank));
       s.store = Store{kind, dim};
-      s.mode = *gen::element(Mode::sym, Mode::lookup);
+      s.mode = *gen::element(Mode::sym, Mode::lookup, Mode::affine);
       if (*gen::arbitrary<bool>()) s.tensor = *dtype;
       if (*gen::arbitrary<bool>()) s.block = BlockLevel{*gen::arbitrary<BlockSize>(), *dtype};
+      // The extension's per-axis level, in place of a block level now and then.
+      if (!s.block && *gen::inRange(0, 4) == 0) {
+        s.axis = AxisLevel{*gen::inRange<std::uint8_t>(0, static_cast<std::uint8_t>(kMaxRank)), *dtype};
+      }
       return s;
     });
   }
@@ -123,9 +128,9 @@ inline rc::Gen<Scheme> supported_scheme() {
   return rc::gen::weightedOneOf<Scheme>(
       {{3, rc::gen::elementOf(supported_tuples())},
        {1, rc::gen::suchThat(rc::gen::arbitrary<Scheme>(), [](const Scheme& s) {
-          // Both engines run these: the extension kinds are the reference's alone (the fast
-          // engine refuses them, as tests/engines_agree_test.cpp checks).
-          return validate_scheme(s).ok() && !info(s.value).extension;
+          // Both engines run these: the extension kinds, affine mode and per-axis scales are the
+          // reference's alone (the fast engine refuses them, as tests/engines_agree_test.cpp checks).
+          return validate_scheme(s).ok() && !info(s.value).extension && !s.affine() && !s.axis;
         })}});
 }
 

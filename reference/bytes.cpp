@@ -2,11 +2,14 @@
 // (spec burn-model.md §7):
 //
 //   [values: l.value_bytes][innermost-level scales: l.scale_bytes][f32 global: l.global_bytes]
+//   [zero points: l.zero_point_bytes]
 //
 // Values are the storage elements of pack.hpp, each little-endian (a u32 word is 4 bytes, low
 // byte first; native and packed-native elements are one byte). Scales are the bit patterns of
 // their dtype, little-endian (f32 4 bytes, f16/bf16 2, ue4m3/ue8m0 1). The global scale, present
-// exactly for a two-level scheme, is an f32 pattern. There is no padding between the regions.
+// exactly for a two-level scheme, is an f32 pattern. Zero points (affine mode, one per scale) are
+// the kind's integers as a native code of a whole byte or two: two's complement for the signed
+// kinds, little-endian. There is no padding between the regions.
 #include <string>
 
 #include "reference/check.hpp"
@@ -29,6 +32,16 @@ std::uint32_t get_le(std::span<const std::uint8_t> in, std::uint64_t offset, int
   return v;
 }
 
+// Bytes one zero point takes (1 or 2).
+int zero_point_width(const Scheme& s) { return (info(s.value).bits + 7) / 8; }
+
+// A zero point's field read back: sign-extended for the signed kinds.
+std::int32_t zero_point_of_field(const Scheme& s, std::uint32_t field) {
+  const int bits = 8 * zero_point_width(s);
+  if (info(s.value).is_unsigned || ((field >> (bits - 1)) & 1) == 0) return static_cast<std::int32_t>(field);
+  return static_cast<std::int32_t>(field) - (1 << bits);
+}
+
 }  // namespace
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
@@ -44,6 +57,8 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   const int scale_bytes = info(q.scheme.scale_dtype()).bytes;
   for (std::uint32_t bits : q.scale_bits) put_le(out, bits, scale_bytes);
   if (q.global_bits) put_le(out, *q.global_bits, 4);
+  const int zb = zero_point_width(q.scheme);
+  for (std::int32_t z : q.zero_points) put_le(out, static_cast<std::uint32_t>(z) & ((1u << (8 * zb)) - 1), zb);
   if (out.size() != l.total_bytes) {
     return Status(ErrorCode::internal, "encode wrote " + std::to_string(out.size()) + " bytes, the layout says " +
                                            std::to_string(l.total_bytes));
@@ -90,8 +105,15 @@ Result<QuantizedTensor> decode_burn(QuantizedTensor q, Shape shape, std::span<co
   q.scale_bits.resize(l.scales);
   for (std::uint64_t i = 0; i < l.scales; ++i) q.scale_bits[i] = get_le(bytes, l.value_bytes + i * static_cast<std::uint64_t>(sb), sb);
   if (scheme.two_level()) q.global_bits = get_le(bytes, l.value_bytes + l.scale_bytes, 4);
+  const int zb = zero_point_width(scheme);
+  q.zero_points.resize(l.zero_points);
+  const std::uint64_t zero_point_start = l.value_bytes + l.scale_bytes + l.global_bytes;
+  for (std::uint64_t j = 0; j < l.zero_points; ++j) {
+    q.zero_points[j] = zero_point_of_field(scheme, get_le(bytes, zero_point_start + j * static_cast<std::uint64_t>(zb), zb));
+  }
 
-  // Everything else a stored quantity must satisfy (code ranges, NaN patterns, scale signs).
+  // Everything else a stored quantity must satisfy (code ranges, NaN patterns, scale signs,
+  // zero points in the kind's range).
   QSCHEME_RETURN_IF_ERROR(check_codes(q));
   QSCHEME_RETURN_IF_ERROR(check_scales(q));
   return q;

@@ -8,6 +8,7 @@ Status check_counts(const QuantizedTensor& q, const Layout& l) {
   if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   if (q.global_bits.has_value() != q.scheme.two_level()) return errors::global_presence(q.scheme.two_level());
+  if (q.zero_points.size() != l.zero_points) return errors::zero_point_count(q.zero_points.size(), l.zero_points);
   return {};
 }
 
@@ -19,6 +20,10 @@ Status check_scales(const QuantizedTensor& q) {
   }
   if (q.global_bits && scale_problem(ScaleDtype::f32, *q.global_bits)) {
     return errors::bad_global(q.scale_bits.size(), *q.global_bits);
+  }
+  const ValueInfo& vi = info(q.scheme.value);
+  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
+    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
   }
   return {};
 }

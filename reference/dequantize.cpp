@@ -24,7 +24,9 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
   const std::vector<std::uint64_t> block_of = block_of_elements(l);
   std::vector<float> out(q.codes.size());
   for (std::size_t n = 0; n < q.codes.size(); ++n) {
-    out[n] = dequantize_element(q.scheme.value, q.codes[n], (*effective)[block_of[n]]);
+    // Affine: (q - z) * s, with q - z exact (at most 17 bits) and the product rounded once.
+    const std::int32_t code = q.zero_points.empty() ? q.codes[n] : q.codes[n] - q.zero_points[block_of[n]];
+    out[n] = dequantize_element(q.scheme.value, code, (*effective)[block_of[n]]);
   }
   return out;
 }

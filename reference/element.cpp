@@ -185,7 +185,7 @@ std::int32_t clamp(const Integer& n, std::int32_t lo, std::int32_t hi) {
   return n.convert_to<std::int32_t>();
 }
 
-Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, const Quot& t) {
+Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, const Quot& t, std::int32_t zp) {
   const ValueInfo& vi = info(v);
   const std::int32_t full_lo = qscheme::full_lo(v);
   const std::int32_t full_hi = qscheme::full_hi(v);
@@ -195,11 +195,11 @@ Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, c
   switch (r.saturation) {
     case Saturation::standard:
     case Saturation::full_range: {
-      if (px.mant == 0 || t.kind == Quot::nan) return 0;
+      if (px.mant == 0 || t.kind == Quot::nan) return clamp(Integer(zp), lo, hi);
       if (t.kind == Quot::infinite) return t.negative ? lo : hi;
       const Rounded n = round_integer(t, r.ties, vi.lo);
       if (n.huge) return n.negative ? lo : hi;
-      return clamp(n.n, lo, hi);
+      return clamp(n.n + zp, lo, hi);
     }
     case Saturation::none: {
       const Rounded n = t.kind == Quot::finite ? round_integer(t, r.ties, vi.lo) : Rounded{};
@@ -305,10 +305,11 @@ std::uint32_t float_code(Value v, const Rules& r, const F32Parts& px, const Quot
 
 }  // namespace
 
-Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax) {
+Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax,
+                                      std::int32_t zero_point) {
   const F32Parts px = split_f32(x);
   const Quot t = quotient(r, v, px, e, amax);
-  if (!info(v).is_float) return integer_code(v, r, px, t);
+  if (!info(v).is_float) return integer_code(v, r, px, t, zero_point);
   return static_cast<std::int32_t>(float_code(v, r, px, t));
 }
 

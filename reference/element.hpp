@@ -17,7 +17,11 @@ namespace qscheme::reference {
 // The code of x under rules r against the block's scale e (amax: the block's max |x|, read by
 // quotient=f32-max-over-amax only). Preconditions: x finite, validate_rules accepted r for the
 // scheme, and e is not infinite. internal when an invariant the validation promises breaks.
-Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax);
+// Affine mode: `zero_point` is added to the rounded quotient before the clamp (a zero x, or a
+// NaN quotient, gives the zero point itself); validate_rules admits affine under standard
+// saturation only.
+Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax,
+                                      std::int32_t zero_point = 0);
 
 // value(code) * e rounded once to f32, nearest-even, overflow to +-inf (IEEE); the sign is the
 // code's sign times the scale's, and a zero keeps it (an integer 0 counts as +0). An infinite

@@ -3,6 +3,7 @@
 // space (a profile is one such point).
 #include <string>
 
+#include "reference/affine.hpp"
 #include "reference/calibrate.hpp"
 #include "reference/element.hpp"
 #include "reference/reference.hpp"
@@ -18,7 +19,10 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   Result<Layout> layout = layout_for_values(scheme, shape, x.size());
   if (!layout) return layout.status();
   const Layout& l = *layout;
-  if (options.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(scheme, l, *options.scales));
+  if (options.scales) {
+    QSCHEME_RETURN_IF_ERROR(check_given_scales(scheme, l, *options.scales));
+    QSCHEME_RETURN_IF_ERROR(check_given_zero_points(scheme, l, *options.scales));
+  }
   const Rules rules = rules_of(options);
   QSCHEME_RETURN_IF_ERROR(validate_rules(rules, scheme, options.calibration, options.scales.has_value()));
   for (std::size_t n = 0; n < x.size(); ++n) {
@@ -26,7 +30,14 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   }
 
   const std::vector<std::uint64_t> block_of = block_of_elements(l);
-  Result<BlockScales> scales = block_scales(scheme, l, x, block_of, rules, options.calibration, options.scales);
+  std::vector<std::int32_t> zero_points;
+  Result<BlockScales> scales = [&]() -> Result<BlockScales> {
+    if (!scheme.affine()) return block_scales(scheme, l, x, block_of, rules, options.calibration, options.scales);
+    Result<AffineScales> a = affine_scales(scheme, l, x, block_of, rules, options.calibration, options.scales);
+    if (!a) return a.status();
+    zero_points = std::move(a->zero_points);
+    return std::move(a->scales);
+  }();
   if (!scales) return scales.status();
   const BlockScales& s = *scales;
 
@@ -43,13 +54,15 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   const Quotient no_amax{Integer(0), Integer(1), 0};
   for (std::size_t n = 0; n < x.size(); ++n) {
     const std::uint64_t b = block_of[n];
-    Result<std::int32_t> code =
-        quantize_element(scheme.value, rules, x[n], s.code_scale[b], s.amax.empty() ? no_amax : s.amax[b]);
+    Result<std::int32_t> code = quantize_element(scheme.value, rules, x[n], s.code_scale[b],
+                                                 s.amax.empty() ? no_amax : s.amax[b],
+                                                 zero_points.empty() ? 0 : zero_points[b]);
     if (!code) return code.status();
     q.codes[n] = *code;
   }
   q.scale_bits = s.stored.bits;
   q.global_bits = s.stored.global_bits;
+  q.zero_points = std::move(zero_points);
   return q;
 }
 

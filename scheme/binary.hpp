@@ -1,13 +1,14 @@
 // A compact, versioned binary form of a scheme, for fuzzers and file headers.
 //
 //   byte 0   version (kBinarySchemeVersion)
-//   byte 1   value       (Value enumerator, 0..8)
+//   byte 1   value       (Value enumerator, 0..8 Burn's, 9..13 the extension)
 //   byte 2   store kind  (StoreKind enumerator, 0..2)
 //   byte 3   store dim   (0..kMaxRank-1; 0 for native)
-//   byte 4   mode        (Mode enumerator, 0..1)
+//   byte 4   mode        (Mode enumerator, 0..1 Burn's, 2 = affine, the extension)
 //   byte 5   tensor level: 0 = none, 1 + ScaleDtype
-//   byte 6   block level:  0 = none, 1 + ScaleDtype
-//   byte 7   block rank r (0 when there is no block level, else 1..kMaxBlockDims)
+//   byte 6   block level:  0 = none, 1 + ScaleDtype (of the block or the axis level)
+//   byte 7   block rank r (0 when there is no block level, else 1..kMaxBlockDims), or
+//            0x80 + D for a per-axis level on axis D (the extension), no extents following
 //   bytes 8..8+r  block extents, outermost first, canonical (no leading 1 unless r == 1)
 //
 // Every field has one encoding, so decode is the exact inverse of encode.

@@ -84,6 +84,23 @@ Status invalid_given_scale(std::uint64_t j) {
           "given scale " + str(j) + " is negative, NaN or infinite; scales must be finite and >= 0", j};
 }
 
+Status given_zero_point_count(std::uint64_t given, std::uint64_t scales, bool affine) {
+  if (!affine) {
+    return {ErrorCode::size_mismatch, str(given) + " zero point(s) were given, but only an affine scheme takes "
+                                                   "zero points; use mode affine or drop them"};
+  }
+  return {ErrorCode::size_mismatch, str(given) + " zero point(s) were given, but the scheme and shape take " +
+                                        str(scales) + " (one per scale), or none for zero points of 0"};
+}
+
+Status invalid_given_zero_point(std::uint64_t j, Value v, std::int32_t zp) {
+  return {ErrorCode::invalid_scale,
+          "given zero point " + str(j) + " is " + std::to_string(zp) + ", outside " + std::string(to_string(v)) +
+              "'s range [" + std::to_string(info(v).lo) + ", " + std::to_string(info(v).hi) +
+              "]; a zero point is a code of the value kind",
+          j};
+}
+
 Status invalid_given_global(std::uint64_t block_scales) {
   return {ErrorCode::invalid_scale,
           "the given global (per-tensor) scale is negative, NaN or infinite; it must be finite and >= 0 "
@@ -148,6 +165,19 @@ Status global_presence(bool two_level) {
   return {ErrorCode::size_mismatch, two_level
                                         ? "a two-level scheme needs a global (per-tensor) scale, and the tensor has none"
                                         : "only a two-level scheme has a global (per-tensor) scale, and the tensor has one"};
+}
+
+Status zero_point_count(std::uint64_t zero_points, std::uint64_t want) {
+  return {ErrorCode::size_mismatch, "the tensor holds " + str(zero_points) +
+                                        " zero point(s), but its scheme and shape take " + str(want) +
+                                        (want == 0 ? " (only affine mode has zero points)" : " (one per scale)")};
+}
+
+Status bad_zero_point(std::uint64_t j, Value v, std::int32_t zp) {
+  return {ErrorCode::corrupt_bytes,
+          "zero point " + str(j) + " is " + std::to_string(zp) + ", outside " + std::string(to_string(v)) +
+              "'s range [" + std::to_string(info(v).lo) + ", " + std::to_string(info(v).hi) + "]",
+          j};
 }
 
 Status bad_scale(std::uint64_t j, ScaleDtype d, std::uint32_t bits) {

@@ -31,6 +31,9 @@ Status given_scale_count(std::uint64_t given, std::uint64_t scales);
 Status given_global_presence(bool two_level);
 Status invalid_given_scale(std::uint64_t j);
 Status invalid_given_global(std::uint64_t block_scales);  // index = the number of block scales
+// Affine mode's zero points (index = the zero point).
+Status given_zero_point_count(std::uint64_t given, std::uint64_t scales, bool affine);
+Status invalid_given_zero_point(std::uint64_t j, Value v, std::int32_t zp);
 Status non_finite_input(std::uint64_t element);
 Status zero_scale_nonzero_input(std::uint64_t block, std::uint64_t element);  // index = block
 Status burn_absmean_two_level();
@@ -44,6 +47,8 @@ Status torchao_even_nan_scale(std::uint64_t block, float amax);
 Status code_count(std::uint64_t codes, std::uint64_t elements);
 Status scale_count(std::uint64_t scales, std::uint64_t want);
 Status global_presence(bool two_level);
+Status zero_point_count(std::uint64_t zero_points, std::uint64_t want);
+Status bad_zero_point(std::uint64_t j, Value v, std::int32_t zp);
 // Precondition for the next three: the pattern is invalid (the *_problem functions say why).
 Status bad_scale(std::uint64_t j, ScaleDtype d, std::uint32_t bits);
 Status bad_global(std::uint64_t block_scales, std::uint32_t bits);  // index = the number of block scales

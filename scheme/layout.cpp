@@ -51,6 +51,17 @@ Result<Layout> make_layout(const Scheme& s, Shape shape) {
     }
     if (!scales) return overflow(shape, "scale count");
     l.scales = *scales;
+  } else if (s.axis) {
+    // One block per index of the axis, spanning every other dim (an empty dim: extent 1).
+    const std::size_t axis = rank - 1 - s.axis->dim;
+    std::optional<std::uint64_t> scales = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      l.block[i] = i == axis || shape[i] == 0 ? 1 : shape[i];
+      l.blocks_per_dim[i] = ceil_div(shape[i], l.block[i]);
+      scales = bounded(scales ? checked_mul(*scales, l.blocks_per_dim[i]) : std::nullopt);
+    }
+    if (!scales) return overflow(shape, "scale count");
+    l.scales = *scales;
   } else {
     // One block spans the tensor; an empty dim still gets extent 1 so no block is degenerate.
     for (std::size_t i = 0; i < rank; ++i) l.block[i] = shape[i] == 0 ? 1 : shape[i];
@@ -80,10 +91,17 @@ Result<Layout> make_layout(const Scheme& s, Shape shape) {
   l.value_bytes = *value_bytes;
   l.scale_bytes = *scale_bytes;
   l.global_bytes = s.two_level() ? 4 : 0;
+  if (s.affine()) {
+    l.zero_points = l.scales;
+    const auto zp_bytes = bounded(checked_mul(l.scales, static_cast<std::uint64_t>((info(s.value).bits + 7) / 8)));
+    if (!zp_bytes) return overflow(shape, "serialized byte count");
+    l.zero_point_bytes = *zp_bytes;
+  }
   const auto total = bounded(checked_add(l.value_bytes, l.scale_bytes));
   const auto total2 = total ? bounded(checked_add(*total, l.global_bytes)) : std::nullopt;
-  if (!total2) return overflow(shape, "serialized byte count");
-  l.total_bytes = *total2;
+  const auto total3 = total2 ? bounded(checked_add(*total2, l.zero_point_bytes)) : std::nullopt;
+  if (!total3) return overflow(shape, "serialized byte count");
+  l.total_bytes = *total3;
   return l;
 }
 

@@ -1,6 +1,7 @@
 // Sizes and shapes derived from a (scheme, shape) pair, as Burn lays them out: blocks per
 // dimension, the scale grid, storage elements (a packed store pads each line of the packed
-// dimension on its own) and the serialized bytes [values][block or tensor scales][f32 global].
+// dimension on its own) and the serialized bytes [values][block or tensor scales][f32 global]
+// [zero points] (the last region: affine mode only).
 #pragma once
 
 #include <cstdint>
@@ -15,12 +16,13 @@ namespace qscheme {
 struct Layout {
   std::vector<std::uint64_t> shape;
   // Block extents expanded to the tensor's rank (right-aligned, missing leading extents are 1).
-  // Without a block level, the whole tensor is one block: block == shape (an empty dim: 1).
+  // A per-axis level is a block of extent 1 on its axis and the full extent elsewhere. Without
+  // either, the whole tensor is one block: block == shape (an empty dim: 1).
   std::vector<std::uint64_t> block;
   // ceil(shape[i] / block[i]); all ones for a per-tensor scheme. A partial block takes a scale.
   std::vector<std::uint64_t> blocks_per_dim;
   std::uint64_t elements = 0;
-  // Innermost-level scales: prod(blocks_per_dim) with a block level, else 1.
+  // Innermost-level scales: prod(blocks_per_dim) with a block or axis level, else 1.
   std::uint64_t scales = 0;
   // Axis (0 = outermost) along which codes are packed, or -1 when one code is one element.
   int packed_axis = -1;
@@ -30,6 +32,10 @@ struct Layout {
   std::uint64_t value_bytes = 0;
   std::uint64_t scale_bytes = 0;   // scales * bytes of the innermost dtype
   std::uint64_t global_bytes = 0;  // 4 for a two-level scheme, else 0
+  // Affine mode: one zero point per scale, each in the bytes a native code of the kind takes
+  // (1, or 2 for i16/u16), after the scales. 0 otherwise.
+  std::uint64_t zero_points = 0;
+  std::uint64_t zero_point_bytes = 0;
   std::uint64_t total_bytes = 0;
 };
 

@@ -40,9 +40,12 @@ std::optional<Calibration> calibration_from_string(std::string_view s);
 // with qparams). `block` holds one scale per innermost-level scale of the layout (one entry for
 // a per-tensor scheme), row-major over the block grid; `global` is present exactly for a
 // two-level scheme. Each is rounded up to its dtype before use, and that is what is stored.
+// Affine mode: `zero_points` holds one zero point per scale (in the kind's range), or is empty
+// for zero points of 0 (ONNX QuantizeLinear without y_zero_point); a sym scheme takes none.
 struct GivenScales {
   std::vector<float> block;
   std::optional<float> global;
+  std::vector<std::int32_t> zero_points = {};
 };
 
 struct QuantizeOptions {
@@ -73,6 +76,8 @@ struct QuantizedTensor {
   std::vector<std::uint32_t> scale_bits;
   // The f32 bit pattern of the per-tensor scale of a two-level scheme.
   std::optional<std::uint32_t> global_bits;
+  // Affine mode: one zero point per scale (the kind's integer, within its range); empty for sym.
+  std::vector<std::int32_t> zero_points = {};
   // The point of the rule space the tensor was quantized under, when it is not a profile's
   // (then `profile` is exact and not consulted). Dequantize and encode follow it.
   std::optional<Rules> rules;

@@ -241,6 +241,25 @@ Status validate_rules(const Rules& r, const Scheme& s, Calibration c, bool given
   const ValueInfo& vi = info(s.value);
   const ScaleDtype d = s.scale_dtype();
   const bool two = s.two_level();
+  if (s.affine()) {
+    // Affine mode is defined by two sources (docs/SEMANTICS.md section 14): ONNX's operators in
+    // f32 steps (profile onnx) and the same definitions evaluated exactly (profile exact).
+    const std::optional<Profile> p = profile_of(r);
+    if (p != Profile::exact && p != Profile::onnx) {
+      return unsupported("affine mode is defined under the exact and onnx profiles only; use --profile exact "
+                         "or onnx");
+    }
+    if (!given && c != Calibration::minmax) {
+      return unsupported("affine calibration follows min and max (the range forced to include 0); use "
+                         "calibration minmax, or give scales and zero points");
+    }
+    if (p == Profile::onnx && d != ScaleDtype::f32) return errors::onnx_needs_given_f32_scales();
+    if (p == Profile::onnx && !given && s.value != Value::u8) {
+      return unsupported("profile onnx calibrates affine u8 only (DynamicQuantizeLinear); give scales and zero "
+                         "points (--scales, --zero-points), or use profile exact");
+    }
+    return {};
+  }
   // The profiles' own conditions first, worded as both engines word them.
   if (r.source == Source::given_f32 && (!given || two || d != ScaleDtype::f32)) {
     if (profile_of(r) == Profile::onnx) return errors::onnx_needs_given_f32_scales();

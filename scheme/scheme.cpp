@@ -67,7 +67,14 @@ const ScaleDtypeInfo& info(ScaleDtype d) {
 
 std::string_view to_string(Value v) { return info(v).name; }
 std::string_view to_string(ScaleDtype d) { return info(d).name; }
-std::string_view to_string(Mode m) { return m == Mode::sym ? "sym" : "lookup"; }
+std::string_view to_string(Mode m) {
+  switch (m) {
+    case Mode::sym: return "sym";
+    case Mode::lookup: return "lookup";
+    case Mode::affine: return "affine";
+  }
+  return "?";
+}
 
 bool has_native_pair_form(Value v) { return v == Value::e2m1; }
 

@@ -40,7 +40,9 @@ struct Store {
   friend constexpr bool operator==(const Store&, const Store&) = default;
 };
 
-enum class Mode : std::uint8_t { sym, lookup };
+// sym and lookup are Burn's QuantMode; affine (a zero point per scale, the value kind's own
+// integer) is qscheme's extension (docs/SEMANTICS.md section 14).
+enum class Mode : std::uint8_t { sym, lookup, affine };
 
 enum class ScaleDtype : std::uint8_t { f32, f16, bf16, ue8m0, ue4m3 };
 inline constexpr std::array kAllScaleDtypes{ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16,
@@ -78,6 +80,14 @@ struct BlockLevel {
   friend bool operator==(const BlockLevel&, const BlockLevel&) = default;
 };
 
+// Per-axis scales (qscheme's extension): one scale per index of one axis, whatever its extent.
+// `dim` counts from the innermost dimension, as a packed store's does (0 = the last axis).
+struct AxisLevel {
+  std::uint8_t dim = 0;
+  ScaleDtype dtype = ScaleDtype::f32;
+  friend bool operator==(const AxisLevel&, const AxisLevel&) = default;
+};
+
 // The tuple. `tensor` and `block` are stored as written: a scheme with neither level *means*
 // per-tensor f32 (see tensor_scale()) but is a different tuple from one that says tensor=f32,
 // as in Burn.
@@ -87,18 +97,26 @@ struct Scheme {
   Mode mode = Mode::sym;
   std::optional<ScaleDtype> tensor;
   std::optional<BlockLevel> block;
+  // The extension's alternative to `block` (validate() refuses a scheme with both).
+  std::optional<AxisLevel> axis;
 
   friend bool operator==(const Scheme&, const Scheme&) = default;
 
+  // The innermost level is per block or per axis.
+  bool has_inner_level() const { return block.has_value() || axis.has_value(); }
   // The per-tensor level as resolved: f32 when neither level is given.
   std::optional<ScaleDtype> tensor_scale() const {
-    if (!tensor && !block) return ScaleDtype::f32;
+    if (!tensor && !has_inner_level()) return ScaleDtype::f32;
     return tensor;
   }
-  bool two_level() const { return tensor.has_value() && block.has_value(); }
-  int num_levels() const { return (block ? 1 : 0) + (tensor_scale() ? 1 : 0); }
-  // The innermost level's dtype: the block dtype, else the tensor dtype, else f32.
-  ScaleDtype scale_dtype() const { return block ? block->dtype : tensor.value_or(ScaleDtype::f32); }
+  bool two_level() const { return tensor.has_value() && has_inner_level(); }
+  int num_levels() const { return (has_inner_level() ? 1 : 0) + (tensor_scale() ? 1 : 0); }
+  // The innermost level's dtype: the block or axis dtype, else the tensor dtype, else f32.
+  ScaleDtype scale_dtype() const {
+    return block ? block->dtype : axis ? axis->dtype : tensor.value_or(ScaleDtype::f32);
+  }
+  // One zero point per innermost-level scale.
+  bool affine() const { return mode == Mode::affine; }
 };
 
 // Facts of a value kind.

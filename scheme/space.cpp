@@ -1,5 +1,6 @@
 #include "scheme/space.hpp"
 
+#include <array>
 #include <optional>
 #include <span>
 #include <vector>
@@ -10,12 +11,12 @@ namespace {
 
 // Every combination of the fields' lists, in the order the space lists them.
 std::vector<Scheme> cross(std::span<const Value> values, const std::vector<Store>& stores,
-                          const std::vector<std::optional<ScaleDtype>>& tensors,
+                          std::span<const Mode> modes, const std::vector<std::optional<ScaleDtype>>& tensors,
                           const std::vector<std::optional<BlockLevel>>& blocks) {
   std::vector<Scheme> out;
   for (Value v : values) {
     for (Store st : stores) {
-      for (Mode m : {Mode::sym, Mode::lookup}) {
+      for (Mode m : modes) {
         for (const auto& t : tensors) {
           for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
         }
@@ -24,6 +25,8 @@ std::vector<Scheme> cross(std::span<const Value> values, const std::vector<Store
   }
   return out;
 }
+
+constexpr std::array kBurnModes{Mode::sym, Mode::lookup};
 
 }  // namespace
 
@@ -40,7 +43,7 @@ const std::vector<Scheme>& tuple_space() {
     for (ScaleDtype d : kAllScaleDtypes) {
       for (const BlockSize& b : sizes) blocks.emplace_back(BlockLevel{b, d});
     }
-    return cross(kBurnValues, stores, tensors, blocks);
+    return cross(kBurnValues, stores, kBurnModes, tensors, blocks);
   }();
   return kSpace;
 }
@@ -58,7 +61,32 @@ const std::vector<Scheme>& extension_space() {
         BlockLevel{BlockSize::of({16}), ScaleDtype::ue4m3},
         BlockLevel{BlockSize::of({255}), ScaleDtype::ue8m0},
     };
-    return cross(kExtensionValues, stores, tensors, blocks);
+    std::vector<Scheme> out = cross(kExtensionValues, stores, kBurnModes, tensors, blocks);
+    // Affine mode over every kind: the stores and levels whose rules could meet a zero point.
+    const std::vector<std::optional<BlockLevel>> affine_blocks{
+        std::nullopt,
+        BlockLevel{BlockSize::of({32}), ScaleDtype::f32},
+        BlockLevel{BlockSize::of({4, 4}), ScaleDtype::f16},
+        BlockLevel{BlockSize::of({16}), ScaleDtype::ue4m3},
+    };
+    const std::array affine{Mode::affine};
+    const std::vector<Scheme> sampled = cross(kAllValues, {Store::native(), Store::packed_u32(0)}, affine,
+                                              {std::nullopt, ScaleDtype::f32}, affine_blocks);
+    out.insert(out.end(), sampled.begin(), sampled.end());
+    // Per-axis scales over every kind, in both computing modes: the innermost axis, the next one
+    // out, and a dtype without a zero.
+    constexpr std::array axis_modes{Mode::sym, Mode::affine};
+    for (Value v : kAllValues) {
+      for (Mode m : axis_modes) {
+        for (const AxisLevel& a : {AxisLevel{0, ScaleDtype::f32}, AxisLevel{1, ScaleDtype::f16},
+                                   AxisLevel{1, ScaleDtype::ue8m0}}) {
+          Scheme s{v, Store::native(), m, std::nullopt, std::nullopt};
+          s.axis = a;
+          out.push_back(s);
+        }
+      }
+    }
+    return out;
   }();
   return kSpace;
 }

@@ -10,7 +10,8 @@ constexpr std::string_view kValueList =
     "q8f, q8s, q4f, q4s, q2f, q2s, e4m3, e5m2, e2m1, or the extension kinds u8, u4, u2, i16, u16";
 constexpr std::string_view kDtypeList = "f32, f16, bf16, ue8m0 or ue4m3";
 constexpr std::string_view kFieldList =
-    "native, packed-native(D), packed-u32(D), sym, lookup, tensor=DTYPE or block[N,...]=DTYPE";
+    "native, packed-native(D), packed-u32(D), sym, lookup, affine (the extension), tensor=DTYPE, "
+    "block[N,...]=DTYPE or axis(D)=DTYPE (the extension)";
 
 Status syntax_error(std::size_t pos, std::string_view expected, std::string_view found) {
   std::string msg = "at offset " + std::to_string(pos) + ": expected " + std::string(expected);
@@ -96,13 +97,13 @@ Status parse_field(std::string_view field, std::size_t base, Scheme& s, bool& ha
     return {};
   };
 
-  if (field == "native" || field == "sym" || field == "lookup") {
+  if (field == "native" || field == "sym" || field == "lookup" || field == "affine") {
     const bool is_store = field == "native";
     bool& have = is_store ? have_store : have_mode;
     if (have) return duplicate(is_store ? "store" : "mode");
     have = true;
     if (is_store) s.store = Store::native();
-    else s.mode = field == "sym" ? Mode::sym : Mode::lookup;
+    else s.mode = field == "sym" ? Mode::sym : field == "lookup" ? Mode::lookup : Mode::affine;
     return {};
   }
   for (const auto& [prefix, kind] :
@@ -125,8 +126,19 @@ Status parse_field(std::string_view field, std::size_t base, Scheme& s, bool& ha
     s.tensor = *d;
     return {};
   }
+  if (c.eat("axis(")) {
+    if (s.axis || s.block) return duplicate("block or axis");
+    auto dim = c.number(0, kMaxRank - 1, "an axis counted from the innermost");
+    if (!dim) return dim.status();
+    QSCHEME_RETURN_IF_ERROR(close("axis"));
+    if (!c.eat("=")) return syntax_error(c.at(), "'=' and the axis' scale dtype", c.rest());
+    auto d = c.dtype();
+    if (!d) return d.status();
+    s.axis = AxisLevel{static_cast<std::uint8_t>(*dim), *d};
+    return {};
+  }
   if (c.eat("block[")) {
-    if (s.block) return duplicate("block");
+    if (s.block || s.axis) return duplicate("block or axis");
     std::vector<std::uint8_t> extents;
     const std::size_t list_start = c.at();
     while (true) {
@@ -202,7 +214,7 @@ std::string format_scheme(const Scheme& s) {
     case StoreKind::packed_native: out += ":packed-native(" + std::to_string(s.store.dim) + ")"; break;
     case StoreKind::packed_u32: out += ":packed-u32(" + std::to_string(s.store.dim) + ")"; break;
   }
-  if (s.mode == Mode::lookup) out += ":lookup";
+  if (s.mode != Mode::sym) out += ":" + std::string(to_string(s.mode));
   if (s.block) {
     out += ":block[";
     const auto ext = s.block->size.extents();
@@ -212,6 +224,10 @@ std::string format_scheme(const Scheme& s) {
     }
     out += "]=";
     out += to_string(s.block->dtype);
+  }
+  if (s.axis) {
+    out += ":axis(" + std::to_string(s.axis->dim) + ")=";
+    out += to_string(s.axis->dtype);
   }
   if (s.tensor) {
     out += ":tensor=";

@@ -13,6 +13,11 @@ std::string quoted(const Scheme& s) { return "'" + format_scheme(s) + "'"; }
 }  // namespace
 
 Status validate_scheme(const Scheme& s) {
+  if (s.block && s.axis) {
+    // Not writable in the text form or the binary form: only a Scheme built in code has both.
+    return {ErrorCode::malformed_scheme,
+            quoted(s) + ": a scheme has one innermost level, per block or per axis; drop one of them"};
+  }
   if (s.store.kind == StoreKind::packed_native && !has_native_pair_form(s.value)) {
     return {ErrorCode::packed_native_unsupported,
             quoted(s) + ": " + std::string(to_string(s.value)) +
@@ -31,17 +36,32 @@ Status validate_scheme(const Scheme& s) {
     }
   }
   if (s.two_level()) {
-    const ScaleDtype d = s.block->dtype;
+    const ScaleDtype d = s.scale_dtype();
     if (d != ScaleDtype::f16 && d != ScaleDtype::ue4m3) {
       return {ErrorCode::two_level_block_dtype,
               quoted(s) + ": a two-level scheme normalises block scales into a dtype no wider "
                           "than f16, but " + std::string(to_string(d)) +
-                  " reaches beyond f16's range; use block[...]=f16 or =ue4m3, or drop the tensor level"};
+                  " reaches beyond f16's range; use block[...]=f16 or =ue4m3 (axis(D)=f16 or =ue4m3), or "
+                  "drop the tensor level"};
     }
     if (*s.tensor != ScaleDtype::f32) {
       return {ErrorCode::two_level_global_dtype,
               quoted(s) + ": the per-tensor scale of a two-level scheme is stored as f32, got " +
                   std::string(to_string(*s.tensor)) + "; use tensor=f32"};
+    }
+  }
+  if (s.affine()) {
+    // The code space error codes are shared with the C API's status enum: the affine mode's
+    // conflicts are reported as unsupported-profile, the code of "no rules define this".
+    if (info(s.value).is_float) {
+      return {ErrorCode::unsupported_profile,
+              quoted(s) + ": affine mode adds an integer zero point to integer codes; " +
+                  std::string(to_string(s.value)) + " is a minifloat kind (use sym, or an integer kind)"};
+    }
+    if (s.two_level()) {
+      return {ErrorCode::unsupported_profile,
+              quoted(s) + ": affine mode keeps one scale and one zero point per block; drop the tensor level "
+                          "or the block level"};
     }
   }
   if (s.mode == Mode::lookup) {
@@ -69,6 +89,12 @@ Status validate_shape_rules(const Scheme& s, Shape shape) {
             quoted(s) + ": the block has " + std::to_string(s.block->size.rank()) +
                 " dims but the tensor only " + std::to_string(rank) +
                 "; use a block with at most as many dims as the tensor"};
+  }
+  if (s.axis && s.axis->dim >= rank) {
+    return {ErrorCode::block_rank_exceeds_tensor,
+            quoted(s) + ": axis " + std::to_string(s.axis->dim) + " (counted from the innermost) is outside a rank-" +
+                std::to_string(rank) + " tensor; use an axis below " + std::to_string(rank) +
+                (rank == 0 ? " (a scalar has no axis: use a per-tensor scale)" : "")};
   }
   return {};
 }

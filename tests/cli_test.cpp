@@ -150,20 +150,20 @@ BOOST_AUTO_TEST_CASE(schemes_summary_and_rows) {
   const auto ls = lines(r.out);
   BOOST_REQUIRE(ls.size() >= 2u);
   BOOST_TEST(ls[ls.size() - 2].rfind("burn space: 19656 tuples: 1599 supported, 18057 rejected", 0) == 0u, ls[ls.size() - 2]);
-  BOOST_TEST(ls.back().rfind("extension space: 720 tuples: 150 supported, 570 rejected", 0) == 0u, ls.back());
+  BOOST_TEST(ls.back().rfind("extension space: 1028 tuples: 335 supported, 693 rejected", 0) == 0u, ls.back());
   int supported = 0, rejected = 0;
   for (const auto& l : ls) {
     supported += l.rfind("supported  ", 0) == 0;
     rejected += l.rfind("rejected   ", 0) == 0;
   }
-  BOOST_TEST(supported == 1599 + 150);
-  BOOST_TEST(rejected == 18057 + 570);
+  BOOST_TEST(supported == 1599 + 335);
+  BOOST_TEST(rejected == 18057 + 693);
 
   const Run j = qscheme_run({"schemes", "--json"});
   expect_ok(j);
   const auto rows = nlohmann::json::parse(j.out);
   BOOST_REQUIRE(rows.is_array());
-  BOOST_TEST(rows.size() == 19656u + 720u);
+  BOOST_TEST(rows.size() == 19656u + 1028u);
   std::map<std::string, int> json_supported;
   for (const auto& row : rows) {
     BOOST_REQUIRE((row.contains("scheme") && row.contains("space") && row.contains("supported") &&
@@ -176,11 +176,11 @@ BOOST_AUTO_TEST_CASE(schemes_summary_and_rows) {
     }
   }
   BOOST_TEST(json_supported["burn"] == 1599);
-  BOOST_TEST(json_supported["extension"] == 150);
+  BOOST_TEST(json_supported["extension"] == 335);
   BOOST_TEST(j.err.find("burn space: 19656 tuples: 1599 supported") != std::string::npos, j.err);
-  BOOST_TEST(j.err.find("extension space: 720 tuples: 150 supported") != std::string::npos, j.err);
+  BOOST_TEST(j.err.find("extension space: 1028 tuples: 335 supported") != std::string::npos, j.err);
   const auto only = nlohmann::json::parse(qscheme_run({"schemes", "--json", "--supported"}).out);
-  BOOST_TEST(only.size() == 1599u + 150u);
+  BOOST_TEST(only.size() == 1599u + 335u);
   const Run presets = qscheme_run({"schemes", "--presets", "--json"});
   expect_ok(presets);
   BOOST_TEST(nlohmann::json::parse(presets.out).size() >= 1u);
@@ -256,6 +256,42 @@ BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
   const Run stats = qscheme_run({"stats", "--input", tmp / "x.npy", "--schemes", "i16"});
   expect_ok(stats);
   BOOST_TEST(stats.out.find("i16") != std::string::npos, stats.out);
+}
+
+// Affine mode: --scales and --zero-points through the reference engine, calibration under both
+// profiles, and typed errors that leave an existing output untouched.
+BOOST_AUTO_TEST_CASE(affine_mode_through_the_cli) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {4}, {-6.0f, -5.25f, 1.25f, 120.0f});
+  const auto quantize = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"quantize", "--scheme", "u8:affine", "--input", tmp / "x.npy", "--output", tmp / "q.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return qscheme_run(args);
+  };
+  // s = 1/2, z = 10: round(2x) + 10 = -2 -> 0, -0.5 -> 0 (-10.5 ties to -10), 12, 250.
+  expect_ok(quantize({"--scales", "0.5", "--zero-points", "10", "--engine", "reference"}));
+  auto q = io::qjson::read(slurp(tmp / "q.json"));
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->codes == (std::vector<std::int32_t>{0, 0, 12, 250}), boost::test_tools::per_element());
+  BOOST_TEST(q->zero_points == (std::vector<std::int32_t>{10}), boost::test_tools::per_element());
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy", "--engine", "reference"}));
+  BOOST_TEST(read_npy(tmp / "y.npy") == (std::vector<float>{-5.0f, -5.0f, 1.0f, 120.0f}), boost::test_tools::per_element());
+  const std::string before = slurp(tmp / "q.json");
+  expect_user_error(quantize({"--scales", "0.5", "--zero-points", "256", "--engine", "reference"}), "invalid-scale");
+  expect_user_error(quantize({"--scales", "0.5", "--zero-points", "1,2", "--engine", "reference"}), "size-mismatch");
+  expect_user_error(quantize({"--scales", "0.5", "--zero-points", "1.5", "--engine", "reference"}), "invalid-argument");
+  expect_user_error(quantize({"--scales", "-0.5", "--zero-points", "1", "--engine", "reference"}), "invalid-scale");
+  expect_user_error(quantize({"--zero-points", "1", "--engine", "reference"}), "invalid-argument");
+  const Run fast = quantize({"--scales", "0.5", "--zero-points", "10"});
+  expect_user_error(fast, "unsupported-engine");
+  BOOST_TEST(fast.err.find("use --engine reference") != std::string::npos, fast.err);
+  BOOST_TEST(slurp(tmp / "q.json") == before);
+  // Calibrated: DynamicQuantizeLinear under onnx (min -6, max 120: s = f32(126 / 255)).
+  expect_ok(quantize({"--profile", "onnx", "--engine", "reference"}));
+  q = io::qjson::read(slurp(tmp / "q.json"));
+  BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
+  BOOST_TEST(q->scale_bits == (std::vector<std::uint32_t>{qscheme::f32_bits(126.0f / 255.0f)}), boost::test_tools::per_element());
+  expect_ok(quantize({"--engine", "reference"}));
 }
 
 BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {

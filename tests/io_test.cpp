@@ -94,6 +94,9 @@ QuantizedTensor random_q(const Scheme& s, const std::vector<std::uint64_t>& shap
   };
   for (std::uint64_t i = 0; i < l.scales; ++i) q.scale_bits.push_back(scale(s.scale_dtype()));
   if (s.two_level()) q.global_bits = scale(ScaleDtype::f32);
+  for (std::uint64_t i = 0; s.affine() && i < l.scales; ++i) {
+    q.zero_points.push_back(vi.lo + static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(vi.hi - vi.lo + 1)));
+  }
   return q;
 }
 
@@ -446,6 +449,38 @@ BOOST_AUTO_TEST_CASE(qjson_round_trips_every_supported_scheme) {
     }
   }
   BOOST_TEST(round_trips > 3000);
+}
+
+// Affine mode: "zero_points" after "global_scale", read back into the bytes; a missing, extra,
+// miscounted or out-of-range zero point is refused.
+BOOST_AUTO_TEST_CASE(qjson_affine_zero_points) {
+  QuantizedTensor q;
+  q.scheme = scheme_of("q4f:affine:block[2]=f32");
+  q.shape = {3};
+  q.codes = {-8, 7, 0};
+  q.scale_bits = {qscheme::f32_bits(1.0f), qscheme::f32_bits(0.5f)};
+  q.zero_points = {-3, 7};
+  const std::string text = qjson::write(q).value();
+  BOOST_TEST(text.find("\"global_scale\": null,\n \"zero_points\": [-3,7],\n \"bytes\": \"f807000000803f0000003ffd07\"") !=
+                 std::string::npos,
+             text);
+  auto back = qjson::read(text);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST((*back == q));
+  auto replaced = [&](std::string_view from, std::string_view to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return qjson::read(t).status();
+  };
+  BOOST_TEST((replaced("[-3,7]", "[-3,8]").code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST((replaced("[-3,7]", "[-3]").code() == ErrorCode::size_mismatch));
+  BOOST_TEST((replaced("[-3,7]", "null").code() == ErrorCode::invalid_argument));
+  BOOST_TEST((replaced("[-3,7]", "[-3,1.5]").code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST((replaced(",\n \"zero_points\": [-3,7]", "").code() == ErrorCode::invalid_argument));
+  // The bytes must agree with the zero points too.
+  BOOST_TEST((replaced("3ffd07", "3ffd06").code() == ErrorCode::corrupt_bytes));
+  // A sym scheme takes none.
+  BOOST_TEST((replaced("q4f:affine:block[2]=f32", "q4f:block[2]=f32").code() == ErrorCode::invalid_argument));
 }
 
 // 16-bit and unsigned codes: written as numbers, read back through their two-byte fields, and

@@ -15,6 +15,7 @@
 #include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
 #include "scheme/text.hpp"
+#include "tests/support/sanitized.hpp"
 
 using namespace qscheme;
 namespace mp = boost::multiprecision;
@@ -641,6 +642,228 @@ BOOST_AUTO_TEST_CASE(extension_bytes) {
   QuantizedTensor out = quantize_ok(scheme("u8"), {1}, {1.0f}, given({1.0f}));
   out.codes[0] = -1;
   BOOST_TEST((reference::dequantize(out).status().code() == ErrorCode::corrupt_bytes));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Affine mode (docs/SEMANTICS.md section 14), worked by hand.
+
+BOOST_AUTO_TEST_SUITE(affine_mode)
+
+QuantizeOptions given_affine(std::vector<float> scales, std::vector<std::int32_t> zero_points,
+                             Profile p = Profile::exact) {
+  QuantizeOptions o = given(std::move(scales), std::nullopt, p);
+  o.scales->zero_points = std::move(zero_points);
+  return o;
+}
+
+// u8, s = 1/2, z = 10: t = 2x = -12, -10.5, 0, 2.5, 240, -0 rounds (ties to even) to -12, -10,
+// 0, 2, 240, 0; plus 10, clamped to [0, 255]: 0, 0, 10, 12, 250, 10. Dequantized (q - 10) / 2.
+BOOST_AUTO_TEST_CASE(given_scale_and_zero_point) {
+  const std::vector<float> x{-6.0f, -5.25f, 0.0f, 1.25f, 120.0f, -0.0f};
+  for (Profile p : {Profile::exact, Profile::onnx}) {
+    const auto q = quantize_ok(scheme("u8:affine"), {6}, x, given_affine({0.5f}, {10}, p));
+    BOOST_TEST(q.codes == (std::vector<std::int32_t>{0, 0, 10, 12, 250, 10}), boost::test_tools::per_element());
+    BOOST_TEST(q.zero_points == (std::vector<std::int32_t>{10}), boost::test_tools::per_element());
+    const auto d = dequantize_ok(q);
+    BOOST_TEST(d == (std::vector<float>{-5.0f, -5.0f, 0.0f, 1.0f, 120.0f, 0.0f}), boost::test_tools::per_element());
+  }
+  // Per block, a signed kind: q8f, s = 1/4, z = -3 then 5: 4x = 124, -124, 0.5 | 128, 132, -0.5
+  // rounds to 124, -124, 0 | 128, 132, 0; plus z: 121, -127, -3 | 133 -> 127, 137 -> 127, 5.
+  const auto b = quantize_ok(scheme("q8f:affine:block[3]=f32"), {6}, {31.0f, -31.0f, 0.125f, 32.0f, 33.0f, -0.125f},
+                             given_affine({0.25f, 0.25f}, {-3, 5}));
+  BOOST_TEST(b.codes == (std::vector<std::int32_t>{121, -127, -3, 127, 127, 5}), boost::test_tools::per_element());
+  // No zero points given: 0 each (ONNX QuantizeLinear without y_zero_point).
+  const auto z = quantize_ok(scheme("u8:affine"), {2}, {1.0f, -1.0f}, given({0.5f}));
+  BOOST_TEST(z.codes == (std::vector<std::int32_t>{2, 0}), boost::test_tools::per_element());
+  BOOST_TEST(z.zero_points == (std::vector<std::int32_t>{0}), boost::test_tools::per_element());
+}
+
+// Profile exact calibrates as PyTorch's MinMaxObserver (per-tensor affine) in exact arithmetic:
+// lo' = min(min x, 0), hi' = max(max x, 0), s = round_up(max((hi' - lo') / (b - a), 2^-23)),
+// z = clamp(a - round_half_even(lo' / s), a, b).
+BOOST_AUTO_TEST_CASE(exact_calibration_is_minmax_observer) {
+  // u8, x = -1, 0.5, 2: s = ceil_f32(3 / 255) = ceil_f32(1 / 85) >= 1/85, so 1/s is just below 85:
+  // -1/s rounds to -85, z = 0 + 85 = 85; codes round(x / s) + 85: -85 + 85 = 0, 42 + 85 = 127
+  // (0.5/s just below 42.5), 170 + 85 = 255 (clamped).
+  const auto q = quantize_ok(scheme("u8:affine"), {3}, {-1.0f, 0.5f, 2.0f});
+  const float s = ceil_f32(Q(1, 85));
+  BOOST_TEST(scale_f32(q, 0) == s);
+  BOOST_TEST_REQUIRE(Q(1) / exact(s) < Q(85));
+  BOOST_TEST_REQUIRE(Q(1) / exact(s) > Q(169, 2));
+  BOOST_TEST(q.zero_points == (std::vector<std::int32_t>{85}), boost::test_tools::per_element());
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{0, 127, 255}), boost::test_tools::per_element());
+  // q8f, x = -2, 1: the same s; -2/s in (-170, -169.5) rounds to -170, z = -128 + 170 = 42;
+  // codes -170 + 42 = -128 and 85 + 42 = 127.
+  const auto i = quantize_ok(scheme("q8f:affine"), {2}, {-2.0f, 1.0f});
+  BOOST_TEST(scale_f32(i, 0) == s);
+  BOOST_TEST(i.zero_points == (std::vector<std::int32_t>{42}), boost::test_tools::per_element());
+  BOOST_TEST(i.codes == (std::vector<std::int32_t>{-128, 127}), boost::test_tools::per_element());
+  // An all-zero tensor: the range is 0, so s = eps = 2^-23 and z = a (0 for u8, -128 for q8f).
+  const auto zu = quantize_ok(scheme("u8:affine"), {2}, {0.0f, -0.0f});
+  BOOST_TEST(scale_f32(zu, 0) == std::ldexp(1.0f, -23));
+  BOOST_TEST(zu.zero_points == (std::vector<std::int32_t>{0}), boost::test_tools::per_element());
+  const auto zi = quantize_ok(scheme("q8f:affine"), {1}, {0.0f});
+  BOOST_TEST(zi.zero_points == (std::vector<std::int32_t>{-128}), boost::test_tools::per_element());
+  BOOST_TEST(zi.codes == (std::vector<std::int32_t>{-128}), boost::test_tools::per_element());
+  BOOST_TEST(dequantize_ok(zi) == (std::vector<float>{0.0f}), boost::test_tools::per_element());
+  // Only positive values: lo' = 0, z = a; only negative: hi' = 0, z = b.
+  const auto pos = quantize_ok(scheme("u8:affine:block[2]=f16"), {4}, {1.0f, 3.0f, -4.0f, -1.0f});
+  BOOST_TEST(pos.zero_points == (std::vector<std::int32_t>{0, 255}), boost::test_tools::per_element());
+}
+
+// Profile onnx calibrates u8 as DynamicQuantizeLinear. ONNX's node test (onnx/backend/test/case/
+// node/dynamicquantizelinear.py): x = 0, 2, -3, -2.5, 1.34, 0.5 gives y_scale = f32(5 / 255)
+// (0.0196078438), y_zero_point = 153 and y = 153, 255, 0, 26, 221, 179.
+BOOST_AUTO_TEST_CASE(onnx_calibration_is_dynamic_quantize_linear) {
+  const auto q = quantize_ok(scheme("u8:affine"), {6}, {0.0f, 2.0f, -3.0f, -2.5f, 1.34f, 0.5f}, opts(Profile::onnx));
+  BOOST_TEST(scale_f32(q, 0) == 5.0f / 255.0f);
+  BOOST_TEST(q.zero_points == (std::vector<std::int32_t>{153}), boost::test_tools::per_element());
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{153, 255, 0, 26, 221, 179}), boost::test_tools::per_element());
+  // The same node test's other two inputs: all negative (z = 255) and all positive (z = 0).
+  const auto neg = quantize_ok(scheme("u8:affine"), {6}, {-1.0f, -2.1f, -1.3f, -2.5f, -3.34f, -4.0f}, opts(Profile::onnx));
+  BOOST_TEST(neg.zero_points == (std::vector<std::int32_t>{255}), boost::test_tools::per_element());
+  BOOST_TEST(neg.codes == (std::vector<std::int32_t>{191, 121, 172, 96, 42, 0}), boost::test_tools::per_element());
+  const auto pos = quantize_ok(scheme("u8:affine"), {12},
+                               {1.0f, 2.1f, 1.3f, 2.5f, 3.34f, 4.0f, 1.5f, 2.6f, 3.9f, 4.0f, 3.0f, 2.345f},
+                               opts(Profile::onnx));
+  BOOST_TEST(pos.zero_points == (std::vector<std::int32_t>{0}), boost::test_tools::per_element());
+  BOOST_TEST(pos.codes == (std::vector<std::int32_t>{64, 134, 83, 159, 213, 255, 96, 166, 249, 255, 191, 149}),
+             boost::test_tools::per_element());
+  // All zeros: the scale is defined as 1, z = 0.
+  const auto z = quantize_ok(scheme("u8:affine"), {2}, {0.0f, 0.0f}, opts(Profile::onnx));
+  BOOST_TEST(scale_f32(z, 0) == 1.0f);
+  BOOST_TEST(z.zero_points == (std::vector<std::int32_t>{0}), boost::test_tools::per_element());
+}
+
+// Typed errors: zero points out of range or miscounted, bad scales, undefined combinations.
+BOOST_AUTO_TEST_CASE(bad_parameters_are_typed_errors) {
+  const std::vector<float> x{1.0f, 2.0f};
+  const std::vector<std::uint64_t> shape{2};
+  auto code = [&](const char* text, const QuantizeOptions& o) { return reference::quantize(scheme(text), shape, x, o).status(); };
+  Status st = code("u8:affine", given_affine({0.5f}, {256}));
+  BOOST_TEST((st.code() == ErrorCode::invalid_scale));
+  BOOST_TEST(st.index() == 0u);
+  BOOST_TEST(st.message().find("[0, 255]") != std::string::npos, st.message());
+  BOOST_TEST((code("q8f:affine:block[1]=f32", given_affine({0.5f, 0.5f}, {0, -129})).code() == ErrorCode::invalid_scale));
+  BOOST_TEST(code("q8f:affine:block[1]=f32", given_affine({0.5f, 0.5f}, {0, -129})).index() == 1u);
+  BOOST_TEST((code("u8:affine", given_affine({0.5f}, {1, 2})).code() == ErrorCode::size_mismatch));
+  BOOST_TEST((code("u8", given_affine({0.5f}, {1})).code() == ErrorCode::size_mismatch));
+  for (float bad : {-0.5f, NAN, INFINITY}) {
+    BOOST_TEST((code("u8:affine", given_affine({bad}, {1})).code() == ErrorCode::invalid_scale));
+  }
+  BOOST_TEST((code("e4m3:affine", given({0.5f})).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("q8f:affine:block[2]=f16:tensor=f32", given({0.5f}, 1.0f)).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("u8:affine", opts(Profile::burn)).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("u8:affine", given({0.5f}, std::nullopt, Profile::burn)).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("i16:affine", opts(Profile::onnx)).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("u8:affine", opts(Profile::exact, Calibration::absmean)).code() == ErrorCode::unsupported_profile));
+  BOOST_TEST((code("u8:affine:block[2]=f16", opts(Profile::onnx)).code() == ErrorCode::unsupported_profile));
+  // A stored tensor: a zero point out of range is corrupt, a missing one a size mismatch.
+  QuantizedTensor q = quantize_ok(scheme("u4:affine"), {2}, x, given_affine({0.5f}, {3}));
+  q.zero_points[0] = 16;
+  BOOST_TEST((reference::dequantize(q).status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST((reference::encode(q).status().code() == ErrorCode::corrupt_bytes));
+  q.zero_points.clear();
+  BOOST_TEST((reference::dequantize(q).status().code() == ErrorCode::size_mismatch));
+  QuantizedTensor sym = quantize_ok(scheme("u8"), {2}, x, given({0.5f}));
+  sym.zero_points = {0};
+  BOOST_TEST((reference::dequantize(sym).status().code() == ErrorCode::size_mismatch));
+}
+
+// Bytes: [values][scales][zero points], a zero point as a native code of the kind (one byte,
+// two's complement for the signed kinds; two bytes little-endian for i16 and u16).
+BOOST_AUTO_TEST_CASE(zero_points_follow_the_scales_in_the_bytes) {
+  const auto q = quantize_ok(scheme("q4f:affine:block[2]=f16"), {4}, {1.0f, -1.0f, 0.0f, 2.0f},
+                             given_affine({1.0f, 0.5f}, {-3, 2}));
+  // codes: 1 - 3, -1 - 3, 0 + 2, 4 + 2 -> -2, -4, 2, 6 (in [-8, 7]).
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{-2, -4, 2, 6}), boost::test_tools::per_element());
+  auto bytes = reference::encode(q);
+  BOOST_TEST_REQUIRE(bytes.ok());
+  BOOST_TEST(*bytes == (std::vector<std::uint8_t>{0xFE, 0xFC, 0x02, 0x06, 0x00, 0x3C, 0x00, 0x38, 0xFD, 0x02}),
+             boost::test_tools::per_element());
+  auto back = reference::decode(q.scheme, std::vector<std::uint64_t>{4}, *bytes);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST((*back == q));
+  // A zero point byte that is no q4f value (8 > 7): corrupt-bytes, naming the zero point.
+  std::vector<std::uint8_t> bad = *bytes;
+  bad[9] = 0x08;
+  auto r = reference::decode(q.scheme, std::vector<std::uint64_t>{4}, bad);
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST((r.status().code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(r.status().index() == 1u);
+  // i16: two bytes little-endian.
+  const auto w = quantize_ok(scheme("i16:affine"), {1}, {1.0f}, given_affine({1.0f}, {-2}));
+  auto wb = reference::encode(w);
+  BOOST_TEST_REQUIRE(wb.ok());
+  BOOST_TEST(*wb == (std::vector<std::uint8_t>{0xFF, 0xFF, 0x00, 0x00, 0x80, 0x3F, 0xFE, 0xFF}),
+             boost::test_tools::per_element());
+  // One byte short: the zero point region is part of the length.
+  wb->pop_back();
+  BOOST_TEST((reference::decode(w.scheme, std::vector<std::uint64_t>{1}, *wb).status().code() == ErrorCode::size_mismatch));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Per-axis scales (docs/SEMANTICS.md section 15).
+
+BOOST_AUTO_TEST_SUITE(per_axis)
+
+// Per column (axis 0 from the innermost) of a [2, 3] tensor, u8 affine, s = 1, 1/2, 1/4 and
+// z = 0, 10, 100: codes x / s + z = [[1, 14, 112], [4, 20, 124]].
+BOOST_AUTO_TEST_CASE(one_scale_and_zero_point_per_column) {
+  QuantizeOptions o = given({1.0f, 0.5f, 0.25f});
+  o.scales->zero_points = {0, 10, 100};
+  const auto q = quantize_ok(scheme("u8:affine:axis(0)=f32"), {2, 3}, {1, 2, 3, 4, 5, 6}, o);
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{1, 14, 112, 4, 20, 124}), boost::test_tools::per_element());
+  BOOST_TEST(dequantize_ok(q) == (std::vector<float>{1, 2, 3, 4, 5, 6}), boost::test_tools::per_element());
+  // Per row (axis 1) of the same tensor, sym q8s calibrated: max |x| = 3 and 6 per row.
+  const auto r = quantize_ok(scheme("q8s:axis(1)=f32"), {2, 3}, {1, 2, 3, 4, 5, 6});
+  BOOST_TEST(scale_f32(r, 0) == ceil_f32(Q(3, 127)));
+  BOOST_TEST(scale_f32(r, 1) == ceil_f32(Q(6, 127)));
+  BOOST_TEST(r.codes[2] == 127);
+  BOOST_TEST(r.codes[5] == 127);
+}
+
+// A [4096, 4096] weight with per-row u8 affine scales (extent 4096 per row, 4096 scales: past
+// Burn's 255), calibrated (exact), through the bytes and back. Under a sanitizer 64 of the rows.
+BOOST_AUTO_TEST_CASE(per_row_affine_4096_by_4096_round_trips) {
+  const std::uint64_t rows = qscheme::testing::kSanitized ? 64 : 4096;
+  const std::uint64_t cols = 4096;
+  std::vector<float> x(rows * cols);
+  // Rows of different ranges, some all positive, some all negative (multiples of 2^-4).
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const auto k = static_cast<int>((r * 7 + c * 13) % (64 + r % 200)) - static_cast<int>(r % 3 == 0 ? 0 : 50 + r % 90);
+      x[r * cols + c] = static_cast<float>(r % 5 == 4 ? -std::abs(k) : k) / 16.0f;
+    }
+  }
+  const Scheme s = scheme("u8:affine:axis(1)=f32");
+  const auto q = quantize_ok(s, {rows, cols}, x);
+  BOOST_TEST_REQUIRE(q.scale_bits.size() == rows);
+  BOOST_TEST_REQUIRE(q.zero_points.size() == rows);
+  auto bytes = reference::encode(q);
+  BOOST_TEST_REQUIRE(bytes.ok(), bytes.status().to_string());
+  BOOST_TEST(bytes->size() == rows * cols + rows * 4 + rows);
+  auto back = reference::decode(s, std::vector<std::uint64_t>{rows, cols}, *bytes);
+  BOOST_TEST_REQUIRE(back.ok(), back.status().to_string());
+  BOOST_TEST_REQUIRE((*back == q));
+  const auto y = dequantize_ok(*back);
+  // Every element of a row within one step of x: half a step of rounding, and a code clamped at
+  // a range end (round(hi' / s) - round(lo' / s) can reach b - a + 1) one more half; the f32
+  // product's rounding is far below step / 1024.
+  // (In doubles y - x is exact: both have 24-bit significands between 2^-40 and 2^7, or are 0.)
+  std::uint64_t far = 0;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const double step = scale_f32(q, r);
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const std::uint64_t n = r * cols + c;
+      far += std::fabs(static_cast<double>(y[n]) - static_cast<double>(x[n])) > step + step / 1024;
+    }
+  }
+  BOOST_TEST(far == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -44,6 +44,31 @@ BOOST_AUTO_TEST_CASE(extension_kinds_take_the_bytes_after_burns) {
   }
 }
 
+// Affine mode (the extension) is mode byte 2; 3 and up stay malformed.
+BOOST_AUTO_TEST_CASE(affine_mode_is_byte_2) {
+  const auto bytes = encode_scheme(parse_scheme("u8:affine:block[32]=f16").value());
+  const std::vector<std::uint8_t> expected{1, 9, 0, 0, 2, 0, 2, 1, 32};
+  BOOST_TEST(bytes == expected, boost::test_tools::per_element());
+  auto back = decode_scheme(bytes);
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST((back->mode == Mode::affine));
+}
+
+// A per-axis level (the extension): byte 7 is 0x80 + the axis, no extents follow; 0x88 and up
+// (an axis past kMaxRank) are malformed.
+BOOST_AUTO_TEST_CASE(axis_level_is_byte_7_from_0x80) {
+  const auto bytes = encode_scheme(parse_scheme("q8f:axis(1)=ue8m0").value());
+  const std::vector<std::uint8_t> expected{1, 0, 0, 0, 0, 0, 4, 0x81};
+  BOOST_TEST(bytes == expected, boost::test_tools::per_element());
+  auto back = decode_scheme(bytes);
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST((*back == parse_scheme("q8f:axis(1)=ue8m0").value()));
+  auto bad = decode_scheme(std::vector<std::uint8_t>{1, 0, 0, 0, 0, 0, 4, 0x88});
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST((bad.status().code() == ErrorCode::malformed_binary_scheme));
+  BOOST_TEST(bad.status().index() == 7u);
+}
+
 BOOST_AUTO_TEST_CASE(prefix_decoding_reports_bytes_consumed) {
   auto bytes = encode_scheme(parse_scheme("q8s:block[2,3,5]=f16").value());
   const std::size_t n = bytes.size();
@@ -78,7 +103,7 @@ BOOST_AUTO_TEST_CASE(every_field_out_of_range_is_a_typed_error) {
   expect_bad({1, 1, 3, 0, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 2);
   expect_bad({1, 1, 0, 1, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 3);  // native with a dim
   expect_bad({1, 1, 2, 8, 0, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 3);
-  expect_bad({1, 1, 0, 0, 2, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 4);
+  expect_bad({1, 1, 0, 0, 3, 0, 0, 0}, ErrorCode::malformed_binary_scheme, 4);
   expect_bad({1, 1, 0, 0, 0, 6, 0, 0}, ErrorCode::malformed_binary_scheme, 5);
   expect_bad({1, 1, 0, 0, 0, 0, 6, 1, 4}, ErrorCode::malformed_binary_scheme, 6);
   expect_bad({1, 1, 0, 0, 0, 0, 0, 1}, ErrorCode::malformed_binary_scheme, 7);  // rank without block

@@ -178,3 +178,40 @@ BOOST_AUTO_TEST_CASE(extension_kinds_storage) {
   BOOST_TEST(e.packed_axis == 0);
   BOOST_TEST(e.storage_elements == 4u);  // ceil(6 / 4) x 2
 }
+
+// Affine mode: one zero point per scale after the scales, a byte each (two for i16/u16).
+BOOST_AUTO_TEST_CASE(affine_zero_points) {
+  const Layout a = layout_of("u8:affine", {3, 5});
+  BOOST_TEST(a.zero_points == 1u);
+  BOOST_TEST(a.zero_point_bytes == 1u);
+  BOOST_TEST(a.total_bytes == 15u + 4u + 1u);
+  const Layout b = layout_of("i16:packed-u32(0):affine:block[4]=f16", {3, 5});
+  BOOST_TEST(b.zero_points == 6u);
+  BOOST_TEST(b.zero_point_bytes == 12u);
+  BOOST_TEST(b.total_bytes == 36u + 6u * 2u + 12u);
+  const Layout c = layout_of("q4f:packed-u32(0):affine:block[2,2]=ue8m0", {3, 17});
+  BOOST_TEST(c.zero_points == 2u * 9u);
+  BOOST_TEST(c.zero_point_bytes == 18u);
+  const Layout sym = layout_of("u8:block[4]=f16", {3, 5});
+  BOOST_TEST(sym.zero_points == 0u);
+  BOOST_TEST(sym.zero_point_bytes == 0u);
+}
+
+// Per-axis scales on a [4096, 4096] weight: per row (axis 1 from the innermost) and per column
+// (axis 0), extents Burn's u8 block sizes cannot hold.
+BOOST_AUTO_TEST_CASE(axis_levels_of_any_extent) {
+  const Layout rows = layout_of("u8:affine:axis(1)=f32", {4096, 4096});
+  BOOST_TEST(rows.scales == 4096u);
+  BOOST_TEST(rows.block == (std::vector<std::uint64_t>{1, 4096}), boost::test_tools::per_element());
+  BOOST_TEST(rows.blocks_per_dim == (std::vector<std::uint64_t>{4096, 1}), boost::test_tools::per_element());
+  BOOST_TEST(rows.total_bytes == 4096u * 4096u + 4096u * 4u + 4096u);
+  const Layout cols = layout_of("q8s:axis(0)=f16", {4096, 4096});
+  BOOST_TEST(cols.block == (std::vector<std::uint64_t>{4096, 1}), boost::test_tools::per_element());
+  BOOST_TEST(cols.scale_bytes == 4096u * 2u);
+  // An empty dim elsewhere: no elements, no scales; an empty axis: none either.
+  BOOST_TEST(layout_of("q8s:axis(1)=f32", {3, 0}).scales == 0u);
+  BOOST_TEST(layout_of("q8s:axis(1)=f32", {0, 3}).scales == 0u);
+  const Layout three = layout_of("q8s:axis(1)=f32", {2, 3, 5});
+  BOOST_TEST(three.scales == 3u);
+  BOOST_TEST(three.block == (std::vector<std::uint64_t>{2, 1, 5}), boost::test_tools::per_element());
+}

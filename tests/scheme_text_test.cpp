@@ -70,6 +70,21 @@ BOOST_AUTO_TEST_CASE(mode_fields) {
   BOOST_TEST((parsed("e4m3:sym").mode == Mode::sym));
   BOOST_TEST(format_scheme(parsed("e4m3:sym")) == "e4m3");
   BOOST_TEST(format_scheme(parsed("e4m3:lookup")) == "e4m3:lookup");
+  // affine: qscheme's extension, in the mode slot of the canonical order.
+  BOOST_TEST((parsed("u8:affine").mode == Mode::affine));
+  BOOST_TEST(format_scheme(parsed("q8f:block[32]=f32:affine:packed-u32(0)")) == "q8f:packed-u32(0):affine:block[32]=f32");
+}
+
+// axis(D)=DTYPE: per-axis scales (the extension), D from the innermost, in the block's slot.
+BOOST_AUTO_TEST_CASE(axis_field) {
+  const Scheme s = parsed("u8:tensor=f32:axis(1)=f16:affine");
+  BOOST_TEST_REQUIRE(s.axis.has_value());
+  BOOST_TEST(s.axis->dim == 1u);
+  BOOST_TEST((s.axis->dtype == ScaleDtype::f16));
+  BOOST_TEST(!s.block.has_value());
+  BOOST_TEST(format_scheme(s) == "u8:affine:axis(1)=f16:tensor=f32");
+  BOOST_TEST((s.scale_dtype() == ScaleDtype::f16));
+  BOOST_TEST(s.two_level());
 }
 
 BOOST_AUTO_TEST_CASE(level_fields_and_every_dtype) {
@@ -159,6 +174,13 @@ const BadText kBad[] = {
     {"q8s:packed-u32(0)x", 17, "':' or the end"},
     {"q8s:native:packed-u32(0)", 11, "at most one store"},
     {"q8s:sym:lookup", 8, "at most one mode"},
+    {"u8:affine:sym", 10, "at most one mode"},
+    {"q8s:axis(8)=f32", 9, "an axis counted from the innermost"},
+    {"q8s:axis(0=f32", 10, "')'"},
+    {"q8s:axis(0)", 11, "'='"},
+    {"q8s:axis(0)=f64", 12, "a scale dtype"},
+    {"q8s:block[4]=f32:axis(0)=f32", 17, "at most one block or axis"},
+    {"q8s:axis(0)=f32:axis(1)=f32", 16, "at most one block or axis"},
     {"q8s:tensor=", 11, "a scale dtype"},
     {"q8s:tensor=f64", 11, "a scale dtype"},
     {"q8s:tensor=f32:tensor=f16", 15, "at most one tensor"},

@@ -138,3 +138,37 @@ BOOST_AUTO_TEST_CASE(extension_kinds_follow_the_tuple_rules) {
              ErrorCode::two_level_block_dtype);
   BOOST_TEST(validate_scheme(parse_scheme("u4:packed-u32(0):block[16]=ue4m3:tensor=f32").value()).ok());
 }
+
+// Affine mode takes an integer kind and one level; its conflicts are unsupported-profile,
+// checked after the two-level dtype rules and before lookup.
+BOOST_AUTO_TEST_CASE(affine_mode_takes_integer_kinds_and_one_level) {
+  for (const char* text : {"u8:affine", "q8f:affine:block[32]=f16", "i16:packed-u32(0):affine:tensor=bf16",
+                           "q4s:affine:block[4,4]=ue8m0"}) {
+    BOOST_TEST(validate_scheme(parse_scheme(text).value()).ok(), text);
+  }
+  for (const char* text : {"e4m3:affine", "e2m1:packed-native(0):affine:block[16]=ue4m3",
+                           "q8f:affine:block[16]=f16:tensor=f32"}) {
+    const Status st = validate_scheme(parse_scheme(text).value());
+    BOOST_TEST((st.code() == ErrorCode::unsupported_profile), text);
+    BOOST_TEST(st.message().find("affine") != std::string::npos, st.message());
+  }
+  BOOST_TEST(validate_scheme(parse_scheme("u8:affine:block[8]=f32:tensor=f32").value()).code() ==
+             ErrorCode::two_level_block_dtype);
+}
+
+// Per-axis scales: the axis must be inside the tensor (block-rank-exceeds-tensor); a Scheme built
+// in code with both a block and an axis level is malformed-scheme.
+BOOST_AUTO_TEST_CASE(axis_level_rules) {
+  const Scheme s = parse_scheme("u8:affine:axis(1)=f32").value();
+  BOOST_TEST(validate(s, std::vector<std::uint64_t>{4096, 4096}).ok());
+  const Status flat = validate(s, std::vector<std::uint64_t>{4096});
+  BOOST_TEST((flat.code() == ErrorCode::block_rank_exceeds_tensor));
+  BOOST_TEST(flat.message().find("axis 1") != std::string::npos, flat.message());
+  BOOST_TEST((validate(s, std::vector<std::uint64_t>{}).code() == ErrorCode::block_rank_exceeds_tensor));
+  Scheme both = s;
+  both.block = BlockLevel{BlockSize::of({4}), ScaleDtype::f32};
+  BOOST_TEST((validate_scheme(both).code() == ErrorCode::malformed_scheme));
+  BOOST_TEST(validate_scheme(parse_scheme("q8s:axis(0)=f16:tensor=f32").value()).ok());
+  BOOST_TEST((validate_scheme(parse_scheme("q8s:axis(0)=f32:tensor=f32").value()).code() ==
+              ErrorCode::two_level_block_dtype));
+}

@@ -39,6 +39,7 @@ struct QuantizeArgs {
   std::optional<std::string> format;
   std::optional<std::string> scales;
   std::optional<std::string> global;
+  std::optional<std::string> zero_points;
   std::optional<std::string> threads;
 };
 
@@ -46,8 +47,11 @@ int run_quantize(const QuantizeArgs& args) {
   const auto format = output_format("quantize", kQuantizeFormats, args.output, args.format);
   if (!format) return report(format.status());
   const bool scales_file = args.scales && has_extension(*args.scales, ".npy");
+  const bool zero_points_file = args.zero_points && has_extension(*args.zero_points, ".npy");
   const Status distinct = output_differs_from_inputs(
-      {"--output", &args.output}, {{"--input", &args.input}, {"--scales", scales_file ? &*args.scales : nullptr}});
+      {"--output", &args.output}, {{"--input", &args.input},
+                                   {"--scales", scales_file ? &*args.scales : nullptr},
+                                   {"--zero-points", zero_points_file ? &*args.zero_points : nullptr}});
   if (!distinct.ok()) return report(distinct);
   auto recipe = chosen_recipe(args.recipe);
   if (!recipe) return report(recipe.status());
@@ -79,6 +83,9 @@ int run_quantize(const QuantizeArgs& args) {
   if (args.global && !args.scales) {
     return report({ErrorCode::invalid_argument, "--global is only meaningful with --scales"});
   }
+  if (args.zero_points && !args.scales) {
+    return report({ErrorCode::invalid_argument, "--zero-points is only meaningful with --scales"});
+  }
   if (args.scales) {
     GivenScales given;
     auto block = parse_f32_list(*args.scales, "--scales");
@@ -88,6 +95,11 @@ int run_quantize(const QuantizeArgs& args) {
       auto g = parse_f32(*args.global, "--global");
       if (!g) return report(g.status());
       given.global = *g;
+    }
+    if (args.zero_points) {
+      auto z = parse_int_list(*args.zero_points, "--zero-points");
+      if (!z) return report(z.status());
+      given.zero_points = std::move(*z);
     }
     options.scales = std::move(given);
   }
@@ -157,6 +169,9 @@ void add_quantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--scales", args->scales,
                   "given scales instead of calibration: a,b,... or a float32 .npy, one per block (one for per-tensor)");
   app->add_option("--global", args->global, "the given global scale of a two-level scheme (with --scales)");
+  app->add_option("--zero-points", args->zero_points,
+                  "given zero points of an affine scheme (with --scales): a,b,... or a float32 .npy of integers, "
+                  "one per scale; none means 0");
   out.push_back({app, [args] { return run_quantize(*args); }});
 }
 

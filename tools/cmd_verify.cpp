@@ -57,11 +57,12 @@ bool layout_consistent(const Scheme& s, const Layout& l) {
     if (l.block[i] == 0 || l.blocks_per_dim[i] * l.block[i] < l.shape[i]) return false;
     scales *= l.blocks_per_dim[i];
   }
-  if (s.block && scales != l.scales) return false;
-  if (!s.block && l.scales != 1) return false;
+  if (s.has_inner_level() && scales != l.scales) return false;
+  if (!s.has_inner_level() && l.scales != 1) return false;
   const std::uint64_t capacity = l.storage_elements * static_cast<std::uint64_t>(l.codes_per_storage_element);
   return capacity >= l.elements &&
-         l.total_bytes == l.value_bytes + l.scale_bytes + l.global_bytes &&
+         l.total_bytes == l.value_bytes + l.scale_bytes + l.global_bytes + l.zero_point_bytes &&
+         l.zero_points == (s.affine() ? l.scales : 0u) &&
          l.value_bytes == l.storage_elements * static_cast<std::uint64_t>(l.storage_element_bytes) &&
          l.global_bytes == (s.two_level() ? 4u : 0u);
 }
@@ -76,20 +77,26 @@ struct SpaceSweep {
 };
 
 // An extension tuple on a small supported shape, where the fast engine stops: the reference
-// quantizes with given scales (0.5, global 2), its bytes decode to the same tensor and
-// dequantize alike, and the fast engine refuses with unsupported-engine.
+// quantizes with given scales (0.5, global 2; affine: zero points alternating between the kind's
+// lo and its midpoint), its bytes decode to the same tensor and dequantize alike, and the fast
+// engine refuses with unsupported-engine.
 void check_extension_pair(const Scheme& s, const std::vector<std::uint64_t>& shape, const Layout& l, Tally& tally) {
   const std::string what = format_scheme(s) + " on " + shape_text(shape);
   std::vector<float> x(l.elements);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 11) - 3) * 0.75f;
   QuantizeOptions o;
   o.scales = GivenScales{std::vector<float>(l.scales, 0.5f), s.two_level() ? std::optional<float>(2.0f) : std::nullopt};
+  if (s.affine()) {
+    const ValueInfo& vi = info(s.value);
+    for (std::uint64_t j = 0; j < l.scales; ++j) o.scales->zero_points.push_back(j % 2 ? vi.lo : (vi.lo + vi.hi) / 2);
+  }
   auto q = reference::quantize(s, shape, x, o);
   tally.check(q.ok(), [&] { return "extension: reference quantize: " + what + ": " + q.status().to_string(); });
   if (!q) return;
   auto bytes = reference::encode(*q);
   auto back = bytes ? reference::decode(s, shape, *bytes) : Result<QuantizedTensor>(bytes.status());
-  tally.check(back.ok() && back->codes == q->codes && back->scale_bits == q->scale_bits && back->global_bits == q->global_bits,
+  tally.check(back.ok() && back->codes == q->codes && back->scale_bits == q->scale_bits && back->global_bits == q->global_bits &&
+                  back->zero_points == q->zero_points,
               [&] { return "extension: bytes round trip: " + what; });
   auto y = reference::dequantize(*q);
   auto y2 = back ? reference::dequantize(*back) : Result<std::vector<float>>(back.status());

@@ -47,4 +47,20 @@ Result<std::vector<float>> parse_f32_list(const std::string& arg, std::string_vi
   return out;
 }
 
+Result<std::vector<std::int32_t>> parse_int_list(const std::string& arg, std::string_view what) {
+  auto values = parse_f32_list(arg, what);
+  if (!values) return values.status();
+  std::vector<std::int32_t> out;
+  for (std::size_t i = 0; i < values->size(); ++i) {
+    const float v = (*values)[i];
+    // Every integer a value kind holds is exact in f32; a fraction or a value past int32 is not one.
+    if (!(v >= -2147483648.0f && v < 2147483648.0f) || static_cast<float>(static_cast<std::int32_t>(v)) != v) {
+      return Status(ErrorCode::invalid_argument,
+                    std::string(what) + ": entry " + std::to_string(i) + " is not an integer", i);
+    }
+    out.push_back(static_cast<std::int32_t>(v));
+  }
+  return out;
+}
+
 }  // namespace qscheme::cli

@@ -295,8 +295,14 @@ ConformanceCase run_case(const fs::path& dir) {
     c.reason = "non-f32 real tensor";
     return c;
   }
-  if (zp && !all_zero(*zp)) {
-    c.reason = "non-zero zero point (qscheme schemes are symmetric)";
+  // A non-zero zero point maps onto affine mode (qscheme's extension), one per scale.
+  const bool affine = zp && !all_zero(*zp);
+  if (affine && info(*v).is_float) {
+    c.reason = "non-zero zero point of a float type (affine mode takes integer kinds)";
+    return c;
+  }
+  if (affine && zp->count() != scale.count()) {
+    c.reason = "the zero point's shape differs from the scale's";
     return c;
   }
   if (node->saturate != 1 && (qtype == kE4M3FN || qtype == kE5M2)) {
@@ -307,10 +313,15 @@ ConformanceCase run_case(const fs::path& dir) {
     c.reason = "precision attribute";
     return c;
   }
-  const Mapping m = map_scheme(*v, x.dims, scale, *node);
+  Mapping m = map_scheme(*v, x.dims, scale, *node);
   if (!m.scheme) {
     c.reason = m.reason;
     return c;
+  }
+  std::vector<std::int32_t> zero_points;
+  if (affine) {
+    m.scheme->mode = Mode::affine;
+    for (std::int64_t z : zp->v) zero_points.push_back(static_cast<std::int32_t>(z));
   }
   c.expressible = true;
   c.scheme = format_scheme(*m.scheme);
@@ -325,7 +336,7 @@ ConformanceCase run_case(const fs::path& dir) {
     for (std::size_t i = 0; i < x.count(); ++i) xs.push_back(x.f32(i));
     QuantizeOptions o;
     o.profile = Profile::onnx;
-    o.scales = GivenScales{scales, std::nullopt};
+    o.scales = GivenScales{scales, std::nullopt, zero_points};
     auto check = [&](const Result<QuantizedTensor>& q, const char* engine) {
       if (!q && q.status().code() == ErrorCode::unsupported_engine) {
         c.fast_unsupported = true;
@@ -352,6 +363,7 @@ ConformanceCase run_case(const fs::path& dir) {
     q.shape = x.dims;
     for (std::int64_t code : x.v) q.codes.push_back(static_cast<std::int32_t>(code));
     for (float s : scales) q.scale_bits.push_back(qscheme::f32_bits(s));
+    q.zero_points = zero_points;
     auto check = [&](const Result<std::vector<float>>& y, const char* engine) {
       if (!y && y.status().code() == ErrorCode::unsupported_engine) {
         c.fast_unsupported = true;

@@ -1,10 +1,11 @@
 // ONNX conformance: the QuantizeLinear / DequantizeLinear node tests of the ONNX backend suite
 // (one folder per case: model.onnx + test_data_set_0/{input_N,output_0}.pb), read with
-// libprotobuf through onnx_subset.proto, mapped onto a qscheme scheme with given scales and run
-// under Profile::onnx with both engines. A case qscheme cannot express (a non-zero zero point,
-// float16 scales, ...) is reported with the reason, never skipped silently; a case whose scheme
-// the fast engine refuses (unsupported-engine: the extension kinds) passes by the reference only,
-// and is counted apart. docs/CONFORMANCE.md lists the outcome.
+// libprotobuf through onnx_subset.proto, mapped onto a qscheme scheme with given scales (and,
+// for a non-zero integer zero point, affine mode with given zero points) and run under
+// Profile::onnx with both engines. A case qscheme cannot express (float16 scales, a float zero
+// point that is not 0, ...) is reported with the reason, never skipped silently; a case whose
+// scheme the fast engine refuses (unsupported-engine: the extension kinds, affine mode) passes
+// by the reference only, and is counted apart. docs/CONFORMANCE.md lists the outcome.
 #pragma once
 
 #include <string>
