@@ -280,6 +280,8 @@ Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& 
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   const bool two = q.scheme.two_level();
   if (q.global_bits.has_value() != two) return errors::global_presence(two);
+  // The schemes fast/ runs have no zero points (extension_kinds.hpp): any is a count mismatch.
+  if (q.zero_points.size() != l.zero_points) return errors::zero_point_count(q.zero_points.size(), l.zero_points);
   const ScaleDtype sd = q.scheme.scale_dtype();
   detail::BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
   if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());

@@ -10,6 +10,7 @@
 
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
+#include "reference/reference.hpp"
 #include "hwy/targets.h"
 #include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
@@ -146,6 +147,12 @@ BOOST_AUTO_TEST_CASE(dequantize_and_decode_reject_corrupt_input) {
   c = q;
   c.global_bits.reset();
   BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::size_mismatch));
+  // A symmetric tensor carrying zero points: a count mismatch, as the reference says.
+  c = q;
+  c.zero_points = {0};
+  BOOST_TEST((fast::dequantize(c).status().code() == ErrorCode::size_mismatch));
+  BOOST_TEST((fast::encode(c).status().code() == ErrorCode::size_mismatch));
+  BOOST_TEST(fast::dequantize(c).status().to_string() == qscheme::reference::dequantize(c).status().to_string());
 
   auto bytes = fast::encode(q).value();
   BOOST_TEST((fast::decode(q.scheme, shape, std::span(bytes.data(), bytes.size() - 1)).status().code() == ErrorCode::size_mismatch));
