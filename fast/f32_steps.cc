@@ -5,20 +5,11 @@
 
 #include "fast/kernels/scalar.h"
 #include "fast/plan.hpp"
+#include "fast/scales.hpp"
 #include "fast/support/run_rows.hpp"
 #include "scheme/errors.hpp"
 
 namespace qscheme::fast::detail {
-namespace {
-
-// A scale the reference accepts: finite and >= 0 (-0 counts as 0).
-bool acceptable(float v) {
-  const std::uint32_t b = scalar::f32_bits(v);
-  return (b & 0x7F800000u) != 0x7F800000u && (b >> 31 == 0 || (b & 0x7FFFFFFFu) == 0);
-}
-
-}  // namespace
-
 std::optional<StepRecipe> step_recipe(const Point& p) {
   if (p.torch_codes) return StepRecipe::torch;
   if (p.options.profile == Profile::onnx) return StepRecipe::onnx;
@@ -43,15 +34,7 @@ kernels::StepSpec step_spec(StepRecipe r, Value v) {
 
 Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt) {
   const bool two = scheme.two_level();
-  if (opt.scales) {
-    const GivenScales& g = *opt.scales;
-    if (g.block.size() != l.scales) return errors::given_scale_count(g.block.size(), l.scales);
-    if (g.global.has_value() != two) return errors::given_global_presence(two);
-    for (std::size_t j = 0; j < g.block.size(); ++j) {
-      if (!acceptable(g.block[j])) return errors::invalid_given_scale(j);
-    }
-    if (g.global && !acceptable(*g.global)) return errors::invalid_given_global(g.block.size());
-  }
+  if (opt.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(*opt.scales, l, two));
   if (!opt.scales || two || scheme.scale_dtype() != ScaleDtype::f32) return errors::onnx_needs_given_f32_scales();
   return {};
 }

@@ -47,27 +47,7 @@ int fmt_of(Value v) {
 
 Status err(ErrorCode c, std::string msg, std::size_t idx = kNoIndex) { return Status(c, std::move(msg), idx); }
 
-Status check_given(const GivenScales& gs, const Layout& l, bool two) {
-  for (std::size_t i = 0; i < gs.block.size(); ++i) {
-    if (!std::isfinite(gs.block[i]) || gs.block[i] < 0) return errors::invalid_given_scale(i);
-  }
-  if (two && (!std::isfinite(*gs.global) || *gs.global < 0)) return errors::invalid_given_global(l.scales);
-  return {};
-}
-
 // ------------------------------------------------------------------------------- quantize
-
-// The given scales against the layout: count, global, values.
-Status check_given_scales(const GivenScales& given, const Layout& l, bool two) {
-  if (given.block.size() != l.scales) {
-    return errors::given_scale_count(given.block.size(), l.scales);
-  }
-  if (given.global.has_value() != two) {
-    return errors::given_global_presence(two);
-  }
-  // invalid-scale comes before non-finite-input (docs/SEMANTICS.md section 1, as reference/).
-  return check_given(given, l, two);
-}
 
 Status quantize_point(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& opt,
                       detail::ScalePick pick, std::int32_t* codes, std::uint32_t* scale_bits,
@@ -85,7 +65,7 @@ Status quantize_point(const Scheme& scheme, Shape shape, const float* x, std::si
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
   const GivenScales* given = opt.scales ? &*opt.scales : nullptr;
-  if (given) QSCHEME_RETURN_IF_ERROR(check_given_scales(*given, l, two));
+  if (given) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*given, l, two));
   if (!given && burn && absmean && two) {
     return errors::burn_absmean_two_level();
   }
@@ -231,7 +211,7 @@ Result<detail::Point> resolve_point(const Scheme& scheme, Shape shape, std::size
   if (opt.rules && !profile_of(*opt.rules)) {
     auto lr = layout_for_values(scheme, shape, n);
     if (!lr) return lr.status();
-    if (opt.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(*opt.scales, *lr, scheme.two_level()));
+    if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *lr, scheme.two_level()));
   }
   return detail::point_of(scheme, opt);
 }

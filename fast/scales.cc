@@ -26,6 +26,16 @@ ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick
   return r;
 }
 
+Status check_given_scales(const GivenScales& given, const Layout& l, bool two) {
+  if (given.block.size() != l.scales) return errors::given_scale_count(given.block.size(), l.scales);
+  if (given.global.has_value() != two) return errors::given_global_presence(two);
+  for (std::size_t i = 0; i < given.block.size(); ++i) {
+    if (!std::isfinite(given.block[i]) || given.block[i] < 0) return errors::invalid_given_scale(i);
+  }
+  if (two && (!std::isfinite(*given.global) || *given.global < 0)) return errors::invalid_given_global(l.scales);
+  return {};
+}
+
 double exact_global(double gm) { return std::max(gm, std::ldexp(1.0, -126)); }
 
 double exact_global_from_max(float amax, double W, double Dmax) {

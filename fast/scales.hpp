@@ -33,6 +33,11 @@ ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick
 
 // The exact profile's global from gm, the least f32 the calibration allows: at least 2^-126, so
 // that it is a normal f32 (docs/SEMANTICS.md).
+// The given scales against the layout, in the reference's order: their count, the global's
+// presence, then each value finite and >= 0 (-0 included). invalid-scale comes before
+// non-finite-input (docs/SEMANTICS.md section 1).
+Status check_given_scales(const GivenScales& given, const Layout& l, bool two);
+
 double exact_global(double gm);
 // The same under minmax: gm = the least f32 >= 2 amax / (W Dmax).
 double exact_global_from_max(float amax, double W, double Dmax);
