@@ -103,18 +103,15 @@ Result<Profile> stored_profile(const Rules& r) {
 
 ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {
   const ValueInfo& vi = info(v);
-  emax_ = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
-  const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
-  half_unit_ = std::uint32_t{1} << (22 - mantissa_bits);
-  rcp_m_ = 1.0f / (static_cast<float>(vi.hi - vi.lo) / 2.0f);
   using kernels::ExponentRuleKind;
   spec_.rule = pick == ScalePick::ocp_floor      ? ExponentRuleKind::ocp_floor
                : pick == ScalePick::torchao_ceil ? ExponentRuleKind::torchao_ceil
                : pick == ScalePick::torchao_even ? ExponentRuleKind::torchao_even
                                                  : ExponentRuleKind::rceil;
-  spec_.emax = emax_;
-  spec_.half_unit = half_unit_;
-  spec_.rcp_m = rcp_m_;
+  spec_.emax = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
+  const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
+  spec_.half_unit = std::uint32_t{1} << (22 - mantissa_bits);
+  spec_.rcp_m = 1.0f / (static_cast<float>(vi.hi - vi.lo) / 2.0f);
   spec_.W = static_cast<double>(vi.hi - vi.lo);
 }
 

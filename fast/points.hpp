@@ -62,20 +62,20 @@ class ExponentRule {
   std::uint32_t step(std::uint32_t a) const {
     switch (kPick) {
       case ScalePick::ocp_floor:
-        return a == 0 ? 0 : biased(floor_log2(a) - emax_);
+        return a == 0 ? 0 : biased(floor_log2(a) - spec_.emax);
       case ScalePick::torchao_ceil:
         // The biased exponent field (0 for zero and subnormals), plus one for any mantissa bit.
-        return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - emax_);
+        return biased(static_cast<int>(a >> 23) - 127 + ((a & 0x7FFFFFu) != 0 ? 1 : 0) - spec_.emax);
       case ScalePick::torchao_even: {
         // Half a unit of the element's last mantissa bit added to the pattern, mantissa cleared.
-        const std::uint32_t rounded = (a + half_unit_) & 0xFF800000u;
+        const std::uint32_t rounded = (a + spec_.half_unit) & 0xFF800000u;
         if ((rounded >> 23) == 0xFFu) return 0xFFu;
-        return biased(static_cast<int>(rounded >> 23) - 127 - emax_);
+        return biased(static_cast<int>(rounded >> 23) - 127 - spec_.emax);
       }
       default: {
         // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'
         // FpEnvGuard), then the least power of two >= u; u <= 2^-127 takes the least, 2^-127.
-        const std::uint32_t b = std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) * rcp_m_);
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) * spec_.rcp_m);
         if (b <= 0x00400000u) return 0;
         if (b < 0x00800000u) return 1;
         return biased(static_cast<int>(b >> 23) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0));
@@ -90,10 +90,7 @@ class ExponentRule {
     return a >= 0x00800000u ? static_cast<int>(a >> 23) - 127 : 31 - std::countl_zero(a) - 149;
   }
   ScalePick pick_;
-  int emax_;                // the exponent of the kind's largest normal value
-  std::uint32_t half_unit_;  // torchao-even: half of the kind's last mantissa bit, in amax's pattern
-  float rcp_m_;             // rceil: f32(1 / M)
-  kernels::ExponentSpec spec_;
+  kernels::ExponentSpec spec_;  // the kind's constants (emax, half_unit, rcp_m, W), as the kernel takes them
 };
 
 }  // namespace qscheme::fast::detail
