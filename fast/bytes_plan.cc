@@ -31,7 +31,7 @@ BytesPlan make_bytes_plan(const Scheme& s, const Layout& l) {
   p.sbytes = info(p.sd).bytes;
   if (s.block) {
     for (std::size_t d = 0; d + 1 < R; ++d) {
-      if (l.block[d] != 1) return no("an N-D block (the fused path takes blocks along the last axis)");
+      if (l.block[d] != 1) return no("an N-D block (the units take blocks along the last axis)");
     }
     p.bw = l.block[R - 1];
     p.nbr = (p.L + p.bw - 1) / p.bw;

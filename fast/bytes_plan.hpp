@@ -1,5 +1,5 @@
-// Geometry of the fused bytes path (quantize_bytes.cc, dequantize_bytes.cc): which tensors it
-// takes, and how they split into independent units of work that stay in L1. A unit is a chunk of
+// Geometry of the units stages (quantize_units.cc, dequantize.cc): which tensors they take, and
+// how they split into independent units of work that stay in L1. A unit is a chunk of
 // columns of one row (native store, or packed along the last axis), or of the nq rows whose codes
 // share storage elements (packed along an outer axis).
 #pragma once
@@ -14,7 +14,7 @@
 namespace qscheme::fast::detail {
 
 struct BytesPlan {
-  bool fused = false;  // false: the general path (quantize + encode, decode + dequantize) runs
+  bool fused = false;  // false: the units stages decline it, the whole-tensor stages run
   std::string why;     // when !fused, the reason (for docs and tests)
 
   std::uint64_t rows = 0, L = 0;  // rows along the last axis, and their length

@@ -39,8 +39,8 @@ Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeO
   return {};
 }
 
-Status quantize_steps(StepRecipe r, const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
-                      std::int32_t* codes, std::uint32_t* scale_bits) {
+Status steps_whole(StepRecipe r, const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
+                   std::int32_t* codes, std::uint32_t* scale_bits) {
   const kernels::Kernels& kf = kernels::Get();
   if (l.elements > 0 && kf.max_abs_bits(x, l.elements) >= 0x7F800000u) {
     std::size_t i = 0;

@@ -4,7 +4,7 @@
 // cast, e2m1's zero quotient as +0) and torch's quantize_val over given f32 scales (recipe
 // torch-qint8: t = f32(x * f32(1 / e)), ties to even, NaN and t >= 2^63 to lo, then the clamp).
 // Their checks in the reference's order, the per-block operands, and the QuantizedTensor codes;
-// quantize_bytes.cc runs the same kernel on its units.
+// quantize_units.cc runs the same kernel unit by unit.
 #pragma once
 
 #include <cmath>
@@ -40,10 +40,11 @@ inline float step_operand(StepRecipe r, float e) {
 // value), then onnx-needs-given-f32-scales.
 Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt);
 
-// The recipe's codes and stored scales (the given ones, -0 as +0) of a tensor whose options
+// The whole-tensor stage of the recipe (quantize_whole.cc; steps_units.cc is its units stage):
+// its codes and stored scales (the given ones, -0 as +0) of a tensor whose options
 // passed their checks, after the input's: non-finite-input, then (onnx)
 // zero-scale-nonzero-input. Nothing is written on error.
-Status quantize_steps(StepRecipe r, const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
-                      std::int32_t* codes, std::uint32_t* scale_bits);
+Status steps_whole(StepRecipe r, const Scheme& scheme, const Layout& l, const float* x, const GivenScales& given,
+                   std::int32_t* codes, std::uint32_t* scale_bits);
 
 }  // namespace qscheme::fast::detail

@@ -1,6 +1,7 @@
 #include "fast/scales.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 
@@ -172,5 +173,19 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
   }
   return {};
 }
+
+GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
+                       bool grid_has_zero) {
+  GivenFacts f;
+  if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
+  const kernels::ScaleRange r = kf.scale_range(gs.block.data(), gs.block.size());
+  const kernels::ScaleRange g = kf.scale_range(two ? &*gs.global : nullptr, two ? 1 : 0);
+  if (r.least < 0 || r.top >= 0x7F800000 || g.least < 0 || g.top >= 0x7F800000) return f;
+  f.ok = true;
+  f.zero = (two && g.top == 0) || (grid_has_zero && r.least == 0);
+  f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
+  return f;
+}
+
 
 }  // namespace qscheme::fast::detail

@@ -38,6 +38,19 @@ ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick
 // non-finite-input (docs/SEMANTICS.md section 1).
 Status check_given_scales(const GivenScales& given, const Layout& l, bool two);
 
+// Given scales the units stages can take: the layout's count, a global exactly for two levels,
+// every value finite and >= 0 (-0 included); anything else is an error the whole-tensor stage
+// reports (check_given_scales). The values' range comes from one kernel pass (nvfp4 has a scale per
+// 16 elements: a scalar loop here was two thirds of a 64 MiB call's time). `zero`: some stored
+// scale may be 0 (a given 0 on a grid that has 0, or a global of 0), the one case that needs the
+// block maxima.
+struct GivenFacts {
+  bool ok = false, zero = false;
+  float top = 0;  // the largest given block scale
+};
+GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
+                       bool grid_has_zero);
+
 double exact_global(double gm);
 // The same under minmax: gm = the least f32 >= 2 amax / (W Dmax).
 double exact_global_from_max(float amax, double W, double Dmax);

@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
   BOOST_REQUIRE(fast::set_threads(1).ok());
 }
 
-// Given scales go through scales_from_max as maxima with wg = 2 (quantize_bytes.cc): c is the
+// Given scales go through scales_from_max as maxima with wg = 2 (quantize_units.cc): c is the
 // given value rounded up to the grid, e = c * g under any f32 global, inv = InvF32(e).
 BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
   using qscheme::ScaleDtype;
@@ -333,7 +333,7 @@ BOOST_AUTO_TEST_CASE(exponent_scales_match_their_scalar_twin_on_every_target) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-// The range of given scales decides whether the fused path takes them (quantize_bytes.cc): the
+// The range of given scales decides whether the units stage takes them (quantize_units.cc): the
 // kernel against its scalar twin over signed zeros, negatives, NaNs and infinities of both signs,
 // subnormals and random patterns, every count up to three vectors, on every target.
 BOOST_AUTO_TEST_CASE(scale_range_matches_its_scalar_twin_on_every_target) {

@@ -20,7 +20,7 @@ namespace qscheme::fast::kernels {
 //   c = smallest value of the scale grid >= 2a / wg  (saturating at the grid's max)
 //   e = c * g  (the effective scale, exact in f64)
 // Given scales take the same kernel with their values as a and wg = 2: c is the given value rounded
-// up to the grid, e = c * g under the given global (quantize_bytes.cc).
+// up to the grid, e = c * g under the given global (quantize_units.cc).
 struct ScaleSpec {
   double wg = 1;      // W (one level) or W * g (two levels), exact in f64; 2 for given scales
   double g = 1;       // the global scale (two levels) or 1

@@ -1,5 +1,5 @@
-// Deterministic work splitting for the fast engine's drivers (fast.cc, quantize_bytes.cc,
-// dequantize_bytes.cc): contiguous index ranges, one per thread, each index handled exactly once.
+// Deterministic work splitting for the fast engine's drivers (quantize.cc, dequantize.cc and their
+// stages): contiguous index ranges, one per thread, each index handled exactly once.
 #pragma once
 
 #include <algorithm>

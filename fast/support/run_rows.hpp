@@ -1,6 +1,6 @@
-// The rows of a run (fast.cc's for_runs): `groups` groups, gstride elements apart, of `rows`
+// The rows of a run (plan.hpp's for_runs): `groups` groups, gstride elements apart, of `rows`
 // consecutive rows of L elements. Shared by the per-target kernels (kernels/) and the
-// driver's scalar passes over a run (fast.cc).
+// whole-tensor stages' scalar passes over a run (quantize_whole.cc, f32_steps.cc).
 #pragma once
 
 #include <cstddef>

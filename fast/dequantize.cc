@@ -1,8 +1,10 @@
-// fast::dequantize_from_bytes: Burn's serialized bytes straight to f32. The fused path
-// (bytes_plan.hpp) checks the scales, unpacks one L1-sized unit to one-byte codes, checks them and
-// dequantizes; anything it does not take, and every error, goes through decode + dequantize,
-// which give the same values and the documented error.
+// The dequantize driver: i32 codes (dequantize, dequantize_into) or Burn's serialized bytes
+// (dequantize_from_bytes) to f32. Bytes go unit by unit (bytes_plan.hpp): each L1-sized unit is
+// unpacked to one-byte codes, checked and dequantized; what that path does not take (the burn
+// profile, N-D blocks, ...), and every error, goes through decode and the i32 path, which give
+// the same values and the documented error.
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -10,23 +12,94 @@
 #include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
+#include "fast/plan.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/tensor_checks.hpp"
+#include "fast/value_codes.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/fp_env.hpp"
 
 namespace qscheme::fast {
 namespace {
 
+// out_private: out is fast::dequantize's own vector, discarded on error. The codes are then
+// checked piece by piece just before each piece is converted (one read of them from memory
+// instead of two); the error reported is the same first bad code. Only for the exact and onnx
+// profiles, whose other checks all come before the codes'.
+Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool out_private = false) {
+  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(q.scheme, q.shape));
+  auto lr = make_layout(q.scheme, q.shape);
+  if (!lr) return lr.status();
+  const Layout& l = *lr;
+  const Result<Profile> profile = detail::reading_profile(q);
+  if (!profile) return profile.status();
+  detail::BigBuffer<float> eb;
+  float gs = 1.0f;
+  const bool exact = *profile != Profile::burn;  // onnx dequantizes as exact
+  const bool late_codes = out_private && exact && n == l.elements;
+  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, *profile, l, &eb, &gs, !late_codes));
+  for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
+    if (std::isinf(eb[j])) {
+      return errors::burn_scale_product_overflow(j);
+    }
+  }
+  if (n != l.elements) return Status(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
+  const detail::Geo g(l);
+  const kernels::Kernels& kf = kernels::Get();
+  const ValueInfo& vi = info(q.scheme.value);
+  const int fmt = vi.is_float ? detail::mini_fmt(q.scheme.value) : 0;
+  const std::int32_t* c = q.codes.data();
+  const int mode = 2 + (vi.is_float ? 1 : 0);  // f32 lanes, as check_quantized explains
+  const detail::CodeRange cr = detail::code_range(q.scheme.value);
+  std::atomic<std::uint64_t> first_bad{UINT64_MAX};
+  detail::for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                         std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
+    if (late_codes) {
+      bool any_bad = false;
+      for (std::uint64_t gi = 0; gi < groups; ++gi) {
+        const std::uint64_t at = off + gi * gstride;
+        const std::size_t cnt = len * nrows, bad = kf.first_invalid_code(c + at, cnt, cr.lo, cr.hi, cr.nan_mask);
+        if (bad != cnt) {
+          any_bad = true;
+          std::uint64_t cur = first_bad.load();
+          while (at + bad < cur && !first_bad.compare_exchange_weak(cur, at + bad)) {
+          }
+        }
+      }
+      if (any_bad) return;
+    }
+    kf.dequant_row(c + off, len, bw, nullptr, eb.size() == 0 ? nullptr : eb.data() + b, gs, mode, fmt, out + off,
+                        nrows, groups, gstride);
+  });
+  if (first_bad.load() != UINT64_MAX) return detail::bad_code(q, first_bad.load());
+  return {};
+}
+
+// decode and the i32 path: the bytes path's fallback, which reports every error.
 Status general_dequantize(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                           Profile profile, float* out, std::size_t n) {
   auto q = decode(scheme, shape, std::span<const std::uint8_t>(bytes, len), profile);
   if (!q) return q.status();
-  return dequantize_into(*q, out, n);
+  return dequantize_impl(*q, out, n);
 }
 
 }  // namespace
+
+Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  return dequantize_impl(q, out, n);
+}
+
+Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  auto lr = make_layout(q.scheme, q.shape);
+  if (!lr) return lr.status();
+  std::vector<float> out(q.codes.size() == lr->elements ? lr->elements : 0);
+  QSCHEME_RETURN_IF_ERROR(dequantize_impl(q, out.data(), q.codes.size() == lr->elements ? lr->elements : 0, true));
+  return out;
+}
 
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n, OutputPolicy policy) {

@@ -1,7 +1,10 @@
-// fast::quantize_to_bytes: f32 straight to Burn's serialized bytes. The fused path (bytes_plan.hpp)
-// calibrates (or takes the given scales), rounds the scales, quantizes and packs one L1-sized unit
-// at a time with one-byte codes; anything it does not take, and every error, goes through
-// quantize + encode, which give the same bytes and the documented error.
+// The units stage of quantize (fast/quantize.cc): f32 to one-byte codes and stored scales one
+// L1-sized unit at a time (bytes_plan.hpp), calibrating each unit's blocks (or taking the given
+// scales) while its input is in cache, and handing codes and scales to a sink (sinks.hpp). It
+// declines (Units::general) what it does not take and every error, which the whole-tensor stage
+// then computes or reports.
+#include "fast/quantize_units.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -10,84 +13,18 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <vector>
 
-#include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
-#include "fast/f32_steps.hpp"
-#include "fast/fast.hpp"
-#include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
-#include "fast/points.hpp"
 #include "fast/scales.hpp"
+#include "fast/sinks.hpp"
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
-#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
-#include "scheme/errors.hpp"
-#include "scheme/fp_env.hpp"
 
-namespace qscheme::fast {
+namespace qscheme::fast::detail {
 namespace {
-
-static_assert(std::endian::native == std::endian::little, "serialized bytes are written with host stores");
-
-void put_le(std::uint8_t* p, std::uint32_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-
-// Little-endian scale patterns of sbytes (1, 2 or 4) bytes each. The narrowing goes through a
-// typed buffer so that the compiler vectorizes it (a unit has dozens of blocks).
-template <class T>
-void store_narrowed(const std::uint32_t* bits, std::uint64_t n, std::uint8_t* out) {
-  T t[256];
-  for (std::uint64_t k0 = 0; k0 < n; k0 += 256) {
-    const std::uint64_t m = std::min<std::uint64_t>(256, n - k0);
-    for (std::uint64_t k = 0; k < m; ++k) t[k] = static_cast<T>(bits[k0 + k]);
-    std::memcpy(out + k0 * sizeof(T), t, m * sizeof(T));  // x86-64: little-endian host
-  }
-}
-void store_scales(const std::uint32_t* bits, std::uint64_t n, int sbytes, std::uint8_t* out) {
-  switch (sbytes) {
-    case 1: store_narrowed<std::uint8_t>(bits, n, out); break;
-    case 2: store_narrowed<std::uint16_t>(bits, n, out); break;
-    default: std::memcpy(out, bits, n * 4); break;
-  }
-}
-
-// quantize + encode, copied into out only on success.
-Status general_quantize(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
-                        const QuantizeOptions& options, std::uint8_t* out) {
-  auto q = quantize(scheme, shape, std::span<const float>(x, n), options);
-  if (!q) return q.status();
-  auto bytes = encode(*q);
-  if (!bytes) return bytes.status();
-  if (!bytes->empty()) std::memcpy(out, bytes->data(), bytes->size());
-  return {};
-}
-
-// Given scales the fused path can take: the layout's count, a global exactly for two levels, every
-// value finite and >= 0 (-0 included). Anything else is an error that general_quantize reports.
-// The values' range comes from one kernel pass (nvfp4 has a scale per 16 elements: a scalar loop
-// here was two thirds of a 64 MiB call's time). `zero`: some stored scale may be 0 (a given 0 on a
-// grid that has 0, or a global of 0), the one case that needs the block maxima.
-struct GivenFacts {
-  bool ok = false, zero = false;
-  float top = 0;  // the largest given block scale
-};
-GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
-                       bool grid_has_zero) {
-  GivenFacts f;
-  if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
-  const kernels::ScaleRange r = kf.scale_range(gs.block.data(), gs.block.size());
-  const kernels::ScaleRange g = kf.scale_range(two ? &*gs.global : nullptr, two ? 1 : 0);
-  if (r.least < 0 || r.top >= 0x7F800000 || g.least < 0 || g.top >= 0x7F800000) return f;
-  f.ok = true;
-  f.zero = (two && g.top == 0) || (grid_has_zero && r.least == 0);
-  f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
-  return f;
-}
 
 // Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
 // Left uninitialised (every entry is written before it is read): zeroing them cost as much as a
@@ -98,7 +35,7 @@ struct Scratch {
   std::unique_ptr<double[]> e;
   std::unique_ptr<float[]> inv, eb;
   std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
-  explicit Scratch(const detail::BytesPlan& p, bool burn) {
+  explicit Scratch(const BytesPlan& p, bool burn) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     codes.reset(new std::uint8_t[16 * p.chunk]);
     if (burn) {
@@ -128,138 +65,40 @@ bool burn_pre_grid(float a, float W, bool two, float g, float* q) {
 bool burn_divisor_of(double c, bool two, float g, float* eb) {
   const float e = two ? g * static_cast<float>(c) : static_cast<float>(c);
   if (std::isinf(e)) return false;
-  *eb = detail::burn_divisor(e);
+  *eb = burn_divisor(e);
   return true;
-}
-
-// The f32-step recipes' bytes (f32_steps.hpp) on the fused path: per unit the kernel's one-byte
-// codes of the given scales' operands, packed as the other profiles' are; the stored scales are
-// the given ones (-0 as +0), f32. Returns false on a data error (non-finite input, onnx's zero
-// scale over a non-zero element), which the general path then reports; under untouched_on_error
-// every check comes before the first byte written. Preconditions: p.fused, one level of f32
-// scales, `given` passed the checks of its count and values.
-bool steps_to_bytes(detail::StepRecipe recipe, const Scheme& scheme, const detail::BytesPlan& p, const Layout& l,
-                    const float* x, const GivenScales& given, OutputPolicy policy, std::uint8_t* out) {
-  const kernels::Kernels& kf = kernels::Get();
-  const std::vector<float>& gs = given.block;
-  if (recipe == detail::StepRecipe::onnx) {
-    // Only the blocks with a zero scale are read here: a zero scale is rare.
-    for (std::uint64_t j = 0; j < l.scales; ++j) {
-      if (gs[j] != 0.0f) continue;
-      const std::uint64_t c0 = p.bw ? j % p.nbr * p.bw : 0, r = p.bw ? j / p.nbr : 0;
-      const std::uint64_t len = p.bw ? std::min(p.bw, p.L - c0) : l.elements;
-      if (p.bw ? kf.max_abs_bits(x + r * p.L + c0, len) != 0 : kf.max_abs_bits(x, len) != 0) return false;
-    }
-  }
-  const bool prepass = policy == OutputPolicy::untouched_on_error;
-  if (prepass) {
-    std::atomic<bool> bad{false};
-    detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
-      if (kf.max_abs_bits(x + rb * p.L, (re - rb) * p.L) >= 0x7F800000u) bad = true;
-    });
-    if (bad.load()) return false;
-  }
-  std::uint8_t* scales_out = out + l.value_bytes;
-  if (p.bw == 0) put_le(scales_out, scalar::f32_bits(std::fabs(gs[0])), 4);
-  const kernels::StepSpec spec = detail::step_spec(recipe, scheme.value);
-  const bool native = p.bits == 8 && p.nq == 1;
-  const std::uint64_t nbc_max = p.bw ? p.chunk / p.bw + 2 : 1;
-  std::atomic<bool> failed{false};
-  detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    std::unique_ptr<std::uint8_t[]> scratch(native ? nullptr : new std::uint8_t[16 * p.chunk]);
-    std::unique_ptr<float[]> operand(new float[nbc_max]);
-    std::unique_ptr<std::uint32_t[]> bits(new std::uint32_t[nbc_max]);
-    const std::uint8_t* rows[16];
-    detail::BytesPlan::Walk walk(p, ub);
-    for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
-      if (failed.load(std::memory_order_relaxed)) return;
-      const detail::BytesPlan::Unit& un = *walk;
-      for (std::uint64_t i = 0; i < un.count; ++i) {
-        const std::uint64_t r = un.row[i];
-        const float* xr = x + r * p.L + un.c0;
-        if (!prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u) {
-          failed = true;
-          return;
-        }
-        std::uint8_t* codes = native ? out + un.value_offset : scratch.get() + i * p.chunk;
-        rows[i] = codes;
-        const std::uint64_t kb = p.bw ? un.c0 / p.bw : 0;
-        const std::uint64_t nbc = p.bw ? (un.c0 + un.len - 1) / p.bw - kb + 1 : 1;
-        const std::uint64_t j0 = p.bw ? r * p.nbr + kb : 0;
-        for (std::uint64_t k = 0; k < nbc; ++k) {
-          operand[k] = detail::step_operand(recipe, gs[j0 + k]);
-          bits[k] = scalar::f32_bits(std::fabs(gs[j0 + k]));
-        }
-        kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes);
-        // A block's scale is written by the unit holding its first column, once.
-        const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-        if (p.bw && k0 < nbc) store_scales(bits.get() + k0, nbc - k0, 4, scales_out + (j0 + k0) * 4);
-      }
-      if (native) continue;
-      std::uint8_t* dst = out + un.value_offset;
-      if (p.vertical) {
-        kf.pack_columns(rows, un.count, un.len, p.bits, p.ebytes, dst);
-      } else {
-        kf.pack_row(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
-      }
-    }
-  });
-  return !failed.load();
 }
 
 }  // namespace
 
-Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
-                         const QuantizeOptions& asked, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
-  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
-  auto lr = layout_for_values(scheme, shape, n);
-  if (!lr) return lr.status();
-  const Layout& l = *lr;
-  if (out_size != l.total_bytes) {
-    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
-                                                " bytes; the layout needs " + std::to_string(l.total_bytes));
-  }
-  // The point asked for (points.hpp); the general path reports a rejected one.
-  const Result<detail::Point> point = detail::point_of(scheme, asked);
-  if (!point) return general_quantize(scheme, shape, x, n, asked, out);
-  const QuantizeOptions& options = point->options;
-  const detail::ScalePick pick = point->pick;
-  const bool picked = pick != detail::ScalePick::profile;
-  const detail::ExponentRule exponent(pick, scheme.value);
-  const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
+template <class Sink>
+Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, const float* x, const Point& point,
+                     OutputPolicy policy, const Sink& sink) {
+  const QuantizeOptions& options = point.options;
+  const ScalePick pick = point.pick;
+  const bool picked = pick != ScalePick::profile;
+  const ExponentRule exponent(pick, scheme.value);
   const kernels::Kernels& kf = kernels::Get();
-  // The f32-step recipes: their own kernel over the units; an option the fused path does not take
-  // is an error, which the general path reports.
-  if (const std::optional<detail::StepRecipe> step = detail::step_recipe(*point); step && p.fused) {
-    const GivenScales* gv = options.scales ? &*options.scales : nullptr;
-    if (!gv || p.two || p.sd != ScaleDtype::f32 || !given_facts(kf, *gv, l, false, true).ok ||
-        !steps_to_bytes(*step, scheme, p, l, x, *gv, policy, out)) {
-      return general_quantize(scheme, shape, x, n, asked, out);
-    }
-    return {};
-  }
   const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
   const bool burn = options.profile == Profile::burn;
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
-  // unit are left to the general path.
+  // unit are left to the whole-tensor stage.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
       (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
       (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
-    return general_quantize(scheme, shape, x, n, asked, out);
+    return Units::general;
   }
   GivenFacts gf;
   if (given) {
     gf = given_facts(kf, *given, l, p.two, p.spec.has_zero);
-    if (!gf.ok) return general_quantize(scheme, shape, x, n, asked, out);  // the given-scale error
+    if (!gf.ok) return Units::general;  // the given-scale error
   }
 
-  std::uint8_t* scales_out = out + l.value_bytes;
   kernels::ScaleSpec spec = p.spec;
   if (given) {
     // scale_spec's c = roundup(2a / wg) with wg = 2 is the given value rounded up to the grid, and
     // e = c * g the effective scale under the given global (a given -0 is stored as +0).
-    spec = detail::scale_spec(p.sd, 2.0, p.two ? static_cast<double>(*given->global) + 0.0 : 1.0);
+    spec = scale_spec(p.sd, 2.0, p.two ? static_cast<double>(*given->global) + 0.0 : 1.0);
     spec.count_tight = false;
   }
   // Whether the stored scale of block j is 0 while its block maximum amax_j is not: the one error
@@ -271,7 +110,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   };
   // Burn: the grid's round-up of its f32 scale (scale_spec with wg = 2, g = 1: c = roundup(a)),
   // the global bg in f32 (1 for one level), the kind's own codes (modes 2 and 3 of quantize_row).
-  kernels::ScaleSpec round_spec = detail::scale_spec(p.sd, 2.0, 1.0);
+  kernels::ScaleSpec round_spec = scale_spec(p.sd, 2.0, 1.0);
   round_spec.count_tight = false;
   const float Wf = static_cast<float>(p.W);
   float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
@@ -295,7 +134,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
-  detail::BigBuffer<std::uint32_t> amax;
+  BigBuffer<std::uint32_t> amax;
   double uniform_e = 0;
   float uniform_inv = 0;
   kernels::CodeSpec uniform_code = p.code;
@@ -303,8 +142,8 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   if (prepass) {
     // The maximum of each thread's rows (at row_max[rb]) or of each row.
     std::vector<std::uint32_t> row_max(p.rows, 0);
-    if (block_maxima) amax = detail::BigBuffer<std::uint32_t>(l.scales);
-    detail::parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
+    if (block_maxima) amax = BigBuffer<std::uint32_t>(l.scales);
+    parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
       // Rows of whole blocks are one run of blocks, taken in one call: a call per row (4,096 of
       // them) left the nvfp4 prepass over 64 MiB about 10% slower, for reasons not established.
       if (!block_maxima) {
@@ -319,15 +158,15 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     });
     std::uint32_t top = 0;
     for (std::uint32_t a : row_max) top = std::max(top, a);
-    if (top >= 0x7F800000u) return general_quantize(scheme, shape, x, n, asked, out);  // non-finite-input
+    if (top >= 0x7F800000u) return Units::general;  // non-finite-input
     tensor_top = top;
     // torchao-even's NaN scale: its rounding is monotonic in max |x|, so the largest block finds it.
     if (picked && exponent(top) == 0xFFu) {
-      return general_quantize(scheme, shape, x, n, asked, out);
+      return Units::general;
     }
     if (given && gf.zero && !burn) {
       for (std::uint64_t j = 0; j < l.scales; ++j) {
-        if (zero_scale_hit(j, uniform ? top : amax[j])) return general_quantize(scheme, shape, x, n, asked, out);
+        if (zero_scale_hit(j, uniform ? top : amax[j])) return Units::general;
       }
     }
     if (burn) {
@@ -335,19 +174,19 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       // largest maximum, g * s_j at the largest stored scale.
       float q = 0;
       if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
-        return general_quantize(scheme, shape, x, n, asked, out);  // burn-alpha-overflow
+        return Units::general;  // burn-alpha-overflow
       }
       // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
       if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
       float top_eb;
-      const double c_top = detail::grid_round_up(given ? gf.top : (p.two ? q / bg : q), detail::grid_of(p.sd));
+      const double c_top = grid_round_up(given ? gf.top : (p.two ? q / bg : q), grid_of(p.sd));
       if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
-        return general_quantize(scheme, shape, x, n, asked, out);  // burn-scale-product-overflow
+        return Units::general;  // burn-scale-product-overflow
       }
       spec.g = bg;
     } else if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
-      const double g = detail::exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
+      const double g = exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
       spec.g = g;
       spec.wg = p.W * g;
     }
@@ -358,13 +197,13 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
       std::uint32_t b;
       kf.scales_from_max(&qb, 1, round_spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
       burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);
-      put_le(scales_out, b, p.sbytes);
+      sink.tensor_scale(b);
     } else if (uniform && !given) {
       std::uint32_t b;
       const kernels::ScaleFacts f = kf.scales_from_max(&top, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
-      put_le(scales_out, b, p.sbytes);
+      sink.tensor_scale(b);
       // One scale: lo is only needed when it is tight (then the codes keep lo).
-      uniform_code.lo = detail::lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
+      uniform_code.lo = lowest_plan(p.code.lo, p.code.hi, f.tight, 1).lo;
     }
   }
   if (uniform && given) {
@@ -373,11 +212,10 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
     kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
     if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
     if (prepass) uniform_code.clamp = !(clamp_kind && within_range(tensor_top, uniform_e));
-    put_le(scales_out, b, p.sbytes);
+    sink.tensor_scale(b);
   }
-  if (p.two) put_le(out + l.value_bytes + l.scale_bytes, scalar::f32_bits(static_cast<float>(spec.g)), 4);
+  if (p.two) sink.global(scalar::f32_bits(static_cast<float>(spec.g)));
 
-  const bool native = p.bits == 8 && p.nq == 1;
   // Whether a block scale can saturate at the grid's max, so that |x/e| may exceed W/2 (then the
   // codes of symmetric integers and e2m1 need their clamp). Never under a calibrated global: g >= 2
   // max|x| / (W Dmax) bounds every block's 2a / (W g) by Dmax, which is on the grid. Nor when the
@@ -387,23 +225,20 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   std::atomic<bool> failed{false};
-  detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
+  parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     Scratch s(p, burn);
     const std::uint8_t* rows[16];
-    detail::BytesPlan::Walk walk(p, ub);
+    BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
       if (failed.load(std::memory_order_relaxed)) return;
-      const detail::BytesPlan::Unit& un = *walk;
-      // A 4-bit row whose storage elements this unit fills: the code kernel writes the packed bytes
-      // itself (QuantizeCodes' nibbles), and nothing is left to pack.
-      std::uint8_t* nibbles =
-          !native && !p.vertical && p.bits == 4 && un.len % p.nq == 0 ? out + un.value_offset : nullptr;
+      const BytesPlan::Unit& un = *walk;
+      // Where the sink takes them, the code kernel writes packed nibbles itself.
+      std::uint8_t* nibbles = sink.nibbles(un);
       bool packed = false;
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
-        // A native store takes the code bytes as they are: write them in place.
-        std::uint8_t* codes = native ? out + un.value_offset : s.codes.get() + i * p.chunk;
+        std::uint8_t* codes = sink.code_row(un, i, s.codes.get());
         rows[i] = codes;
         if (uniform) {
           kernels::CodeSpec uc = uniform_code;
@@ -431,7 +266,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
         kernels::CodeSpec cs = p.code;
         cs.x_just_read = !prepass;
         kernels::ScaleFacts facts;
-        detail::LowestPlan plan{cs.lo, false};
+        LowestPlan plan{cs.lo, false};
         const std::uint32_t* a = nullptr;
         const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
         if (burn) {
@@ -460,7 +295,7 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             failed = true;
             return;
           }
-          store_scales(s.bits.get(), nbc, p.sbytes, scales_out + j0 * p.sbytes);
+          sink.block_scales(j0, s.bits.get(), nbc);
           kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
                           s.wide.get(), 1, 1, 0, nullptr);
           kf.codes_to_bytes(s.wide.get(), un.len, codes);
@@ -527,15 +362,15 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
             a = s.amax.get();
           }
           facts = kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                                     detail::asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
-          plan = detail::lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
+                                     asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
+          plan = lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
           cs.lo = plan.lo;
           // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
           if (needs_top) cs.clamp = !(2.0 * scalar::f32_from_bits(top) / spec.wg < spec.max);
         }
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-        if (k0 < nbc) store_scales(s.bits.get() + k0, nbc - k0, p.sbytes, scales_out + (r * p.nbr + kb + k0) * p.sbytes);
+        if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
         // Codes put back by their pattern below need the byte codes first.
         std::uint8_t* nib = plan.put_back ? nullptr : nibbles;
         kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes, nib);
@@ -546,22 +381,21 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
           // Block kb + k within this unit's columns [c0, c0 + len).
           const std::uint64_t b0 = std::max((kb + k) * p.bw, un.c0) - un.c0;
           const std::uint64_t b1 = std::min((kb + k + 1) * p.bw, un.c0 + un.len) - un.c0;
-          detail::put_lowest(detail::lowest_fix(a[k], s.e[k], p.W, p.code.lo), xr + b0, b1 - b0, p.code.lo,
+          put_lowest(lowest_fix(a[k], s.e[k], p.W, p.code.lo), xr + b0, b1 - b0, p.code.lo,
                              reinterpret_cast<std::int8_t*>(codes) + b0);
         }
       }
-      std::uint8_t* dst = out + un.value_offset;
-      if (native || packed) continue;
-      if (p.vertical) {
-        kf.pack_columns(rows, un.count, un.len, p.bits, p.ebytes, dst);
-      } else {
-        kf.pack_row(rows[0], un.len, p.bits, p.nq, p.ebytes, dst);
-      }
+      sink.finish(kf, un, rows, packed);
     }
   });
-  // Only single_pass gets here with a data error; out is then unspecified (fast.hpp).
-  if (failed.load()) return general_quantize(scheme, shape, x, n, asked, out);
-  return {};
+  // Only single_pass gets here with a data error; the sink's output is then unspecified (fast.hpp).
+  return failed.load() ? Units::general : Units::done;
 }
 
-}  // namespace qscheme::fast
+
+template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
+                              OutputPolicy, const BytesSink&);
+template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
+                              OutputPolicy, const CodesSink&);
+
+}  // namespace qscheme::fast::detail

@@ -1,0 +1,56 @@
+#include "fast/tensor_checks.hpp"
+
+#include "fast/exact_scale.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/points.hpp"
+#include "fast/value_codes.hpp"
+#include "scheme/errors.hpp"
+
+namespace qscheme::fast::detail {
+
+Result<Profile> reading_profile(const QuantizedTensor& q) {
+  return q.rules ? stored_profile(*q.rules) : Result<Profile>(q.profile);
+}
+
+Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }
+
+Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& l, BigBuffer<float>* eb, float* g,
+                       bool check_codes) {
+  const kernels::Kernels& kf = kernels::Get();
+  if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
+  if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
+  const bool two = q.scheme.two_level();
+  if (q.global_bits.has_value() != two) return errors::global_presence(two);
+  // The schemes fast/ runs have no zero points (extension_kinds.hpp): any is a count mismatch.
+  if (q.zero_points.size() != l.zero_points) return errors::zero_point_count(q.zero_points.size(), l.zero_points);
+  const ScaleDtype sd = q.scheme.scale_dtype();
+  BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
+  if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
+      j != l.scales) {
+    return errors::bad_scale(j, sd, q.scale_bits[j]);
+  }
+  double gv = 1.0;
+  if (two && !scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
+    return errors::bad_global(l.scales, *q.global_bits);
+  }
+  const CodeRange cr = code_range(q.scheme.value);
+  const std::size_t bad =
+      check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
+  if (bad != q.codes.size()) return bad_code(q, bad);
+  *g = 1.0f;
+  if (profile != Profile::burn) {
+    // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
+    // as the first product is exact (SEMANTICS-fast.md section 4): f32 lanes suffice.
+    if (two) *g = static_cast<float>(gv);
+  } else {
+    const float gf = static_cast<float>(gv);
+    for (std::size_t j = 0; j < l.scales; ++j) {
+      const float e = two ? gf * s[j] : s[j];
+      s[j] = e == 0 ? 0.1f : e;
+    }
+  }
+  *eb = std::move(s);
+  return {};
+}
+
+}  // namespace qscheme::fast::detail
