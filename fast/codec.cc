@@ -132,15 +132,12 @@ void write_scales(const Scheme& s, const Layout& l, const std::uint32_t* scale_b
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(q.scheme, q.shape));
-  auto lr = make_layout(q.scheme, q.shape);
-  if (!lr) return lr.status();
-  const Layout& l = *lr;
-  const Result<Profile> profile = detail::reading_profile(q);
-  if (!profile) return profile.status();
+  const Result<detail::Reading> r = detail::reading_of(q);
+  if (!r) return r.status();
+  const Layout& l = r->l;
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
-  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, *profile, l, &eb, &gs));
+  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->profile, l, &eb, &gs));
   std::vector<std::uint8_t> out(l.total_bytes);
   detail::write_values(q.scheme, l, q.codes.data(), out.data());
   detail::write_scales(q.scheme, l, q.scale_bits.data(), q.global_bits ? &*q.global_bits : nullptr, out.data());

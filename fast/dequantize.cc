@@ -29,17 +29,14 @@ namespace {
 // instead of two); the error reported is the same first bad code. Only for the exact and onnx
 // profiles, whose other checks all come before the codes'.
 Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool out_private = false) {
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(q.scheme, q.shape));
-  auto lr = make_layout(q.scheme, q.shape);
-  if (!lr) return lr.status();
-  const Layout& l = *lr;
-  const Result<Profile> profile = detail::reading_profile(q);
-  if (!profile) return profile.status();
+  const Result<detail::Reading> r = detail::reading_of(q);
+  if (!r) return r.status();
+  const Layout& l = r->l;
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
-  const bool exact = *profile != Profile::burn;  // onnx dequantizes as exact
+  const bool exact = r->profile != Profile::burn;  // onnx dequantizes as exact
   const bool late_codes = out_private && exact && n == l.elements;
-  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, *profile, l, &eb, &gs, !late_codes));
+  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->profile, l, &eb, &gs, !late_codes));
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
       return errors::burn_scale_product_overflow(j);

@@ -3,13 +3,19 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
+#include "fast/support/extension_kinds.hpp"
 #include "fast/value_codes.hpp"
 #include "scheme/errors.hpp"
 
 namespace qscheme::fast::detail {
 
-Result<Profile> reading_profile(const QuantizedTensor& q) {
-  return q.rules ? stored_profile(*q.rules) : Result<Profile>(q.profile);
+Result<Reading> reading_of(const QuantizedTensor& q) {
+  QSCHEME_RETURN_IF_ERROR(extension_kind_check(q.scheme, q.shape));
+  auto l = make_layout(q.scheme, q.shape);
+  if (!l) return l.status();
+  const Result<Profile> profile = q.rules ? stored_profile(*q.rules) : Result<Profile>(q.profile);
+  if (!profile) return profile.status();
+  return Reading{std::move(*l), *profile};
 }
 
 Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }

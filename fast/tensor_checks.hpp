@@ -11,8 +11,13 @@
 
 namespace qscheme::fast::detail {
 
-// The profile q is read under: its own, or the one its point reads stored tensors as.
-Result<Profile> reading_profile(const QuantizedTensor& q);
+// What reading q starts from: the engine's boundary (extension_kinds.hpp), q's layout and the
+// profile it is read under (its own, or the one its point reads stored tensors as), in that order.
+struct Reading {
+  Layout l;
+  Profile profile;
+};
+Result<Reading> reading_of(const QuantizedTensor& q);
 
 // The corrupt-bytes error for code i of q.
 Status bad_code(const QuantizedTensor& q, std::size_t i);

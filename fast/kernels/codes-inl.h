@@ -271,6 +271,24 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ResolveNear(DF df, hn::Vec<DF> 
   return hn::Sub(hn::BitCast(di, hn::Add(qn, magic)), hn::Set(di, 0x4B400000));
 }
 
+// The nearest integer q of rc = x * vinv clamped to the code range, the half-integer b between q
+// and rc, and `near`: whether rc lies within the near-tie window of b, so that the exact x/e may
+// lie on b's other side (docs/SEMANTICS-fast.md section 6). The start of both near-lane redos.
+template <class DF>
+struct NearestCode {
+  hn::Vec<DF> q, b;
+  hn::Mask<DF> near;
+};
+template <class DF>
+HWY_INLINE NearestCode<DF> NearestOf(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, const FastConsts<DF>& k) {
+  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
+  const auto half = hn::Set(df, 0.5f);
+  const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
+  const auto q = hn::Sub(hn::Add(rc, magic), magic);
+  return {q, hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half)),
+          hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int)};
+}
+
 // Integer codes of a vector in which FastCodes flagged a lane near a half-integer b, without a
 // division: a flagged lane's side of b is the sign of d = x - b * e in f64. b * e is exact (b has
 // at most 9 significant bits, e at most 35), and x/e lies within 2^-12 of b (the flag's 2^-13
@@ -284,12 +302,8 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
                                                               const FastConsts<DF>& k) {
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
-  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
-  const auto half = hn::Set(df, 0.5f);
-  const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
-  const auto q = hn::Sub(hn::Add(rc, magic), magic);
-  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
-  const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
+  const NearestCode<DF> n = NearestOf(df, x, vinv, k);
+  const auto b = n.b;
   // sign(x - b * e) per lane, carried from f64 halves to f32 lanes as -1, 0, +1.
   auto sign_half = [&](hn::Vec<decltype(dh)> xh, hn::Vec<decltype(dh)> bh, hn::Vec<decltype(dd)> eh) {
     const auto d = hn::Sub(hn::PromoteTo(dd, xh), hn::Mul(hn::PromoteTo(dd, bh), eh));
@@ -299,7 +313,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
   };
   const auto sgn = hn::Combine(df, sign_half(hn::UpperHalf(dh, x), hn::UpperHalf(dh, b), e_hi),
                                sign_half(hn::LowerHalf(dh, x), hn::LowerHalf(dh, b), e_lo));
-  return ResolveNear(df, q, b, near, hn::Gt(sgn, hn::Zero(df)), hn::Lt(sgn, hn::Zero(df)), k);
+  return ResolveNear(df, n.q, b, n.near, hn::Gt(sgn, hn::Zero(df)), hn::Lt(sgn, hn::Zero(df)), k);
 }
 
 #if HWY_NATIVE_FMA
@@ -314,14 +328,9 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> NearIntCodes(DF df, hn::Vec<DF>
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> IntCodesFma(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, hn::Vec<DF> s1,
                                                              hn::Vec<DF> s2, const FastConsts<DF>& k) {
-  const auto magic = hn::Set(df, 12582912.0f);  // 1.5 * 2^23, as FastCodes
-  const auto half = hn::Set(df, 0.5f);
-  const auto rc = hn::Min(hn::Max(hn::Mul(x, vinv), k.flo), k.fhi);
-  const auto q = hn::Sub(hn::Add(rc, magic), magic);
-  const auto near = hn::Gt(hn::Abs(hn::Sub(rc, q)), k.near_int);
-  const auto b = hn::IfThenElse(hn::Gt(rc, q), hn::Add(q, half), hn::Sub(q, half));
-  const auto d = hn::MulSub(hn::Mul(b, s1), s2, x);  // b * e - x
-  return ResolveNear(df, q, b, near, hn::Lt(d, hn::Zero(df)), hn::Gt(d, hn::Zero(df)), k);
+  const NearestCode<DF> n = NearestOf(df, x, vinv, k);
+  const auto d = hn::MulSub(hn::Mul(n.b, s1), s2, x);  // b * e - x
+  return ResolveNear(df, n.q, n.b, n.near, hn::Lt(d, hn::Zero(df)), hn::Gt(d, hn::Zero(df)), k);
 }
 #endif
 

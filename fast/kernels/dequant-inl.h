@@ -118,17 +118,7 @@ HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, 
       const auto v = mode == 0 ? hn::PromoteTo(dd, ci) : hn::PromoteTo(dd, MiniValue(di, ci, mp));
       hn::StoreU(DemoteToF32Overflowing(df, dd, hn::Mul(v, hn::LoadU(dd, es))), df, dst);
     };
-    std::size_t i = 0;
-    for (; i + N <= n; i += N) one(c + i, e + i, out + i);
-    if (i < n) {
-      HWY_ALIGN std::int32_t cb[HWY_MAX_BYTES / sizeof(double)] = {};
-      HWY_ALIGN double ebuf[HWY_MAX_BYTES / sizeof(double)] = {};
-      HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(double)];
-      std::memcpy(cb, c + i, (n - i) * sizeof(std::int32_t));
-      std::memcpy(ebuf, e + i, (n - i) * sizeof(double));
-      one(cb, ebuf, o);
-      std::memcpy(out + i, o, (n - i) * sizeof(float));
-    }
+    ForEachVectorPadded2(c, e, out, n, N, one);
     return;
   }
   const hn::ScalableTag<float> df;
@@ -140,17 +130,7 @@ HWY_INLINE void DequantLanes(const std::int32_t* HWY_RESTRICT c, std::size_t n, 
     hn::StoreU(mode == 2 ? DequantF32<false>(ci, hn::LoadU(df, es), vg, mp) : DequantF32<true>(ci, hn::LoadU(df, es), vg, mp),
                df, dst);
   };
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) one(c + i, eb + i, out + i);
-  if (i < n) {
-    HWY_ALIGN std::int32_t cb[HWY_MAX_BYTES / sizeof(float)] = {};
-    HWY_ALIGN float ebuf[HWY_MAX_BYTES / sizeof(float)] = {};
-    HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(cb, c + i, (n - i) * sizeof(std::int32_t));
-    std::memcpy(ebuf, eb + i, (n - i) * sizeof(float));
-    one(cb, ebuf, o);
-    std::memcpy(out + i, o, (n - i) * sizeof(float));
-  }
+  ForEachVectorPadded2(c, eb, out, n, N, one);
 }
 
 // Dequantize counterpart: modes 0 exact int, 1 exact float (f64 e); 2 int, 3 float:

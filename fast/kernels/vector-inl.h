@@ -71,6 +71,23 @@ HWY_INLINE void ForEachVectorPadded(const TIn* HWY_RESTRICT in, TOut* HWY_RESTRI
                 });
 }
 
+// The same with a second input read alongside the first, element for element (codes and their
+// per-element scales): one(a, b, dst).
+template <class TA, class TB, class TOut, class One>
+HWY_INLINE void ForEachVectorPadded2(const TA* HWY_RESTRICT a, const TB* HWY_RESTRICT b, TOut* HWY_RESTRICT out,
+                                     std::size_t n, std::size_t N, One one) {
+  ForEachVector(n, N, [&](std::size_t i) { one(a + i, b + i, out + i); },
+                [&](std::size_t i, std::size_t r) {
+                  HWY_ALIGN TA pa[HWY_MAX_BYTES] = {};
+                  HWY_ALIGN TB pb[HWY_MAX_BYTES] = {};
+                  HWY_ALIGN TOut o[HWY_MAX_BYTES];
+                  std::memcpy(pa, a + i, r * sizeof(TA));
+                  std::memcpy(pb, b + i, r * sizeof(TB));
+                  one(pa, pb, o);
+                  std::memcpy(out + i, o, r * sizeof(TOut));
+                });
+}
+
 // Lanes of v (i32) with no bit of `bits` set: one vptestnmd on AVX-512 (gcc does not fuse the
 // And and the compare of the generic form).
 template <class DI>
