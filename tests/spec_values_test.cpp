@@ -1,4 +1,4 @@
-// Values worked out by hand from the spec (../shared/spec/burn-model.md, docs/SEMANTICS.md), for
+// Values worked out by hand from the spec (Burn's model as docs/SEMANTICS.md states it), for
 // rules that Burn's golden values and the ONNX node tests leave open. Each case runs on both
 // engines: the engines are compared with each other elsewhere, so a rule both get wrong in the
 // same way shows only against values like these. The arithmetic is in the comments.
