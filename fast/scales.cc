@@ -30,7 +30,10 @@ ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick
 Status check_given_scales(const GivenScales& given, const Layout& l, bool two) {
   if (given.block.size() != l.scales) return errors::given_scale_count(given.block.size(), l.scales);
   if (given.global.has_value() != two) return errors::given_global_presence(two);
-  for (std::size_t i = 0; i < given.block.size(); ++i) {
+  // One kernel pass finds whether any value is bad (nvfp4 has a scale per 16 elements); only then
+  // a scalar loop finds the first.
+  const kernels::ScaleRange range = kernels::Get().scale_range(given.block.data(), given.block.size());
+  for (std::size_t i = 0; (range.least < 0 || range.top >= 0x7F800000) && i < given.block.size(); ++i) {
     if (!std::isfinite(given.block[i]) || given.block[i] < 0) return errors::invalid_given_scale(i);
   }
   if (two && (!std::isfinite(*given.global) || *given.global < 0)) return errors::invalid_given_global(l.scales);

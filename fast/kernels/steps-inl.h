@@ -12,6 +12,7 @@
 #define QSCHEME_FAST_KERNELS_STEPS_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -88,12 +89,14 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   const std::size_t N = hn::Lanes(df);
   const auto vlo = hn::Set(df, static_cast<float>(s.lo)), vhi = hn::Set(df, static_cast<float>(s.hi));
   const MiniParams mp = Mini(s.fmt < 0 ? 0 : s.fmt);
-  // One segment per block: [i, i + cnt) under r[k].
+  // One segment per block: [i, i + cnt) under r[k]. Only the first block may start inside, so the
+  // one division by bw is here: one per block was a third of a narrow-block call.
+  const std::size_t first = bw == 0 ? len : bw - start % bw;
   std::size_t i = 0, k = 0;
   while (i < len) {
-    const std::size_t cnt = bw == 0 ? len : std::min(len - i, bw - (start + i) % bw);
+    const std::size_t cnt = std::min(len - i, i == 0 ? first : bw);
     const auto vr = hn::Set(df, r[k]);
-    auto codes = [&](const float* src) {
+    auto codes = [&](const float* src) QSCHEME_INLINE_LAMBDA {
       const auto t = StepT<kOp, decltype(df)>(hn::LoadU(df, src), vr);
       if constexpr (kKind == 0) {
         return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
@@ -102,9 +105,9 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
       }
     };
     if (out32) {
-      ForEachVectorPadded(x + i, out32 + i, cnt, N, [&](const float* src, std::int32_t* dst) { hn::StoreU(codes(src), di, dst); });
+      ForEachVectorPadded(x + i, out32 + i, cnt, N, [&](const float* src, std::int32_t* dst) QSCHEME_INLINE_LAMBDA { hn::StoreU(codes(src), di, dst); });
     } else {
-      ForEachVectorPadded(x + i, out8 + i, cnt, N, [&](const float* src, std::uint8_t* dst) { StoreCodeBytes(di, codes(src), dst); });
+      ForEachVectorPadded(x + i, out8 + i, cnt, N, [&](const float* src, std::uint8_t* dst) QSCHEME_INLINE_LAMBDA { StoreCodeBytes(di, codes(src), dst); });
     }
     i += cnt;
     ++k;
