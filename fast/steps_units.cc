@@ -47,7 +47,8 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
     if (bad.load()) return Units::general;
   }
   if (p.bw == 0) sink.tensor_scale(scalar::f32_bits(std::fabs(gs[0])));
-  const kernels::StepSpec spec = step_spec(recipe, scheme.value);
+  kernels::StepSpec spec = step_spec(recipe, scheme.value);
+  spec.x_just_read = !prepass;
   const std::uint64_t nbc_max = p.bw ? p.chunk / p.bw + 2 : 1;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {

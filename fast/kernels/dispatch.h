@@ -118,6 +118,9 @@ struct StepSpec {
   bool zero_plus = false;
   int lo = 0, hi = 0;
   int fmt = -1;  // -1 integers, else the minifloat (0 e4m3, 1 e5m2, 2 e2m1)
+  // As CodeSpec::x_just_read: x sits in L1 (a unit just checked), so the loop prefetches the
+  // units after it; else x comes cold and the loop prefetches its own lines ahead.
+  bool x_just_read = false;
 };
 
 // Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
