@@ -28,19 +28,34 @@ struct Call {
 };
 
 // The point options ask for (points.hpp), checked in the reference's order: layout, given
-// scales, then the rules; then the layout against the input's size.
-Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const QuantizeOptions& opt) {
+// scales, then the rules; then the layout against the input's size. With out_size (the bytes
+// output), the layout and the output's size come first, as in quantize_to_bytes' contract.
+Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const QuantizeOptions& opt,
+                     const std::size_t* out_size = nullptr) {
   QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
-  if (opt.rules && !profile_of(*opt.rules)) {
+  std::optional<Layout> l;
+  auto layout = [&]() -> Status {
+    if (l) return {};
     auto lr = layout_for_values(scheme, shape, n);
     if (!lr) return lr.status();
-    if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *lr, scheme.two_level()));
+    l = std::move(*lr);
+    return {};
+  };
+  if (out_size) {
+    QSCHEME_RETURN_IF_ERROR(layout());
+    if (*out_size != l->total_bytes) {
+      return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(*out_size) +
+                                                  " bytes; the layout needs " + std::to_string(l->total_bytes));
+    }
+  }
+  if (opt.rules && !profile_of(*opt.rules)) {
+    QSCHEME_RETURN_IF_ERROR(layout());
+    if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *l, scheme.two_level()));
   }
   Result<detail::Point> point = detail::point_of(scheme, opt);
   if (!point) return point.status();
-  auto lr = layout_for_values(scheme, shape, n);
-  if (!lr) return lr.status();
-  Call c{std::move(*lr), std::move(*point), {}};
+  QSCHEME_RETURN_IF_ERROR(layout());
+  Call c{std::move(*l), std::move(*point), {}};
   c.p = detail::make_bytes_plan(scheme, c.l);
   return c;
 }
@@ -101,14 +116,7 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
-  auto lr = layout_for_values(scheme, shape, n);
-  if (!lr) return lr.status();
-  if (out_size != lr->total_bytes) {
-    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
-                                                " bytes; the layout needs " + std::to_string(lr->total_bytes));
-  }
-  const Result<Call> c = prepare(scheme, shape, n, options);
+  const Result<Call> c = prepare(scheme, shape, n, options, &out_size);
   if (!c) return c.status();
   return run(scheme, *c, x, policy, detail::BytesSink(scheme, c->l, c->p, out));
 }
