@@ -302,6 +302,40 @@ int qscheme_fast_dequantize(const char* scheme, const uint64_t* shape, size_t ra
   return Dequantize(nullptr, scheme, shape, rank, bytes, len, profile, out, out_cap, out_len, err_index);
 }
 
+int qscheme_fast_dequantize_to(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
+                               size_t len, int profile, int out_dtype, void* out, size_t out_cap, size_t* out_len,
+                               uint64_t* err_index) {
+  if (out_dtype == QSCHEME_OUT_F32) {
+    return Dequantize(nullptr, scheme, shape, rank, bytes, len, profile, static_cast<float*>(out), out_cap, out_len,
+                      err_index);
+  }
+  return Guard(err_index, [&] {
+    if (out_dtype != QSCHEME_OUT_F16 && out_dtype != QSCHEME_OUT_BF16) {
+      return Fail(QSCHEME_INVALID_ARGUMENT,
+                  "out_dtype is " + std::to_string(out_dtype) +
+                      "; use QSCHEME_OUT_F32 (0), QSCHEME_OUT_F16 (1) or QSCHEME_OUT_BF16 (2)",
+                  err_index);
+    }
+    if (!scheme) return NullArgument("scheme", err_index);
+    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+    if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
+    if (!out_len) return NullArgument("out_len", err_index);
+    if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
+    if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) {
+      return Fail(QSCHEME_INVALID_ARGUMENT,
+                  "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
+                  err_index);
+    }
+    const auto t = ParseTensor(scheme, shape, rank);
+    if (!t) return Fail(t.status(), err_index);
+    if (len != t->layout.total_bytes) return Fail(qscheme::errors::byte_count(len, t->layout), err_index);
+    return Fail(QSCHEME_UNSUPPORTED_ENGINE,
+                std::string("the fast engine dequantizes to f32 only, not ") +
+                    (out_dtype == QSCHEME_OUT_F16 ? "f16" : "bf16") + "; use the reference engine",
+                err_index);
+  });
+}
+
 int qscheme_fast_dequantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
                                    const uint8_t* bytes, size_t len, float* out, size_t out_cap, size_t* out_len,
                                    uint64_t* err_index) {

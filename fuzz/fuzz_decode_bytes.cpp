@@ -57,8 +57,9 @@ void check(const std::string& ctx, const qscheme::fuzz::TensorParams& p, const s
            qscheme::Profile profile) {
   using namespace qscheme;
   const auto rd = reference::decode(p.scheme, p.shape, bytes, profile);
-  if (info(p.scheme.value).extension) {
-    // The reference alone: decoded bytes encode back to themselves and dequantize; the fast
+  if (info(p.scheme.value).extension || p.scheme.affine() || p.scheme.axis) {
+    // The extension (its kinds, affine mode, per-axis scales) is the reference engine's alone:
+    // decoded bytes encode back to themselves and dequantize; the fast
     // engine refuses every call with a typed error, and leaves the output as it was.
     if (rd.ok()) {
       const auto re = reference::encode(*rd);

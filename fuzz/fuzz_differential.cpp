@@ -193,8 +193,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const auto rq = reference::quantize(p.scheme, p.shape, x, o);
-  if (info(p.scheme.value).extension) {
-    // The reference alone: its tensor survives its bytes; the fast engine refuses with a typed
+  if (info(p.scheme.value).extension || p.scheme.affine() || p.scheme.axis) {
+    // The extension (its kinds, affine mode, per-axis scales) is the reference engine's alone:
+    // its tensor survives its bytes; the fast engine refuses with a typed
     // error and leaves the output as it was.
     const std::string ctx = describe(p, o, x.size(), "auto");
     if (rq.ok()) {

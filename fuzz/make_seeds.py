@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "tests", "data", "burn-golden.json")
 EDGE_SEEDS = os.path.join(HERE, "..", "build", "bin", "fuzz_edge_seeds")
 
-VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s", "e4m3", "e5m2", "e2m1"]
+VALUES = ["q8f", "q8s", "q4f", "q4s", "q2f", "q2s", "e4m3", "e5m2", "e2m1", "u8", "u4", "u2", "i16", "u16"]
 DTYPES = ["f32", "f16", "bf16", "ue8m0", "ue4m3"]
 PRESETS = {  # scheme/text.cpp presets, canonical expansions
     "q8_0": "q8s:block[32]=f16",
@@ -35,7 +35,7 @@ def scheme_binary(text):
     text = PRESETS.get(text, text)
     parts = text.split(":")
     value = VALUES.index(parts[0])
-    kind, dim, mode, tensor, block, extents = 0, 0, 0, 0, 0, []
+    kind, dim, mode, tensor, block, extents, axis_dim = 0, 0, 0, 0, 0, [], None
     for f in parts[1:]:
         if f == "native":
             kind = 0
@@ -43,6 +43,11 @@ def scheme_binary(text):
             mode = 0
         elif f == "lookup":
             mode = 1
+        elif f == "affine":
+            mode = 2
+        elif m := re.fullmatch(r"axis\((\d+)\)=(\w+)", f):
+            axis_dim = int(m[1])
+            block = 1 + DTYPES.index(m[2])
         elif m := re.fullmatch(r"packed-native\((\d+)\)", f):
             kind, dim = 1, int(m[1])
         elif m := re.fullmatch(r"packed-u32\((\d+)\)", f):
@@ -56,6 +61,9 @@ def scheme_binary(text):
             block = 1 + DTYPES.index(m[2])
         else:
             raise ValueError(f"cannot encode scheme field {f!r}")
+    if axis_dim is not None:  # per-axis: the dtype in byte 6, 0x80 + D in byte 7, no extents
+        b = bytes([1, value, kind, dim, mode, tensor, block, 0x80 + axis_dim])
+        return b + bytes(13 - len(b))
     b = bytes([1, value, kind, dim, mode, tensor, block, len(extents) if block else 0] + (extents if block else []))
     return b + bytes(13 - len(b))
 
@@ -222,6 +230,10 @@ def decode_bytes(vectors):
         ("q4f:packed-u32(1):block[4,4]=bf16", [8, 4]), ("q2s:packed-u32(0)", [5]), ("e4m3:block[8]=ue8m0", [16]),
         ("e5m2:block[8]=ue4m3", [16]), ("e2m1:packed-native(0):block[4]=ue4m3", [16]), ("nvfp4", [32]),
         ("mxfp4", [32]), ("q8s:block[4]=ue4m3:tensor=f32", [8]), ("q4s:packed-native(0)", [4]),
+        # qscheme's extension: its kinds, affine mode's zero points after the scales, per-axis scales.
+        ("u8:affine", [8]), ("q8s:affine:block[4]=f32", [8]), ("u4:affine:packed-u32(0):block[8]=f16", [16]),
+        ("i16:affine:block[2]=f32", [4]), ("u16:affine", [4]), ("u8:affine:axis(0)=f32", [3, 2]),
+        ("q4f:axis(1)=f16", [2, 4]), ("u2:affine:axis(1)=bf16", [3, 4]),
     ]
     for scheme, shape in schemes:
         tag = scheme.replace(":", "_")
@@ -236,6 +248,13 @@ def decode_bytes(vectors):
     out.put("nan_scale", bytes(4) + f32_bits([0x7FC00000]) + tensor_tail("q8s", [4], 0))
     out.put("neg_scale", bytes(4) + f32s([-1.0]) + tensor_tail("q8s", [4], 0))
     out.put("code_minus128", b"\x80\x00\x00\x00" + f32s([1.0]) + tensor_tail("q8s", [4], 0))
+    # Zero points outside the kind's range: q8s's -128 (0x80), u4's 16, a native u4 code of 16.
+    out.put("zero_point_q8s_minus128", b"\x01\x02\x03\x04" + f32s([1.0]) + b"\x80" + tensor_tail("q8s:affine", [4], 0))
+    out.put("zero_point_u4_16", b"\x01\x02\x03\x04" + f32s([1.0]) + b"\x10" + tensor_tail("u4:affine", [4], 0))
+    out.put("code_u4_16", b"\x10\x02\x03\x04" + f32s([1.0]) + b"\x03" + tensor_tail("u4:affine", [4], 0))
+    out.put("zero_point_missing", b"\x01\x02\x03\x04" + f32s([1.0]) + tensor_tail("u8:affine", [4], 0))
+    out.put("axis_scales", bytes(range(6)) + f32s([0.5, 1.0, 2.0]) + tensor_tail("u8:axis(1)=f32", [3, 2], 0))
+    out.put("axis_nan_scale", bytes(6) + f32s([0.5]) + f32_bits([0x7FC00000]) + tensor_tail("q8f:axis(0)=f32", [3, 2], 0))
     return out
 
 

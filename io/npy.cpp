@@ -343,9 +343,10 @@ Result<Array> read_file(const std::string& path) {
 
 namespace {
 
-// The header alone (magic to newline) of serialize_f32's file, which write_f32_file writes
-// before the values without copying them.
-Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shape, std::size_t values) {
+// The header alone (magic to newline) of a version-1.0 C-order file of `descr`, which the writers
+// write before the values without copying them.
+Result<std::vector<std::uint8_t>> header_of(std::string_view descr, std::span<const std::uint64_t> shape,
+                                            std::size_t values) {
   if (shape.size() > kMaxRank) {
     return Status(ErrorCode::invalid_argument, "cannot write a rank-" + std::to_string(shape.size()) + " array");
   }
@@ -360,7 +361,7 @@ Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shap
   std::string dims;
   for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) dims += ",";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  std::string header = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Pad with spaces and a final newline so that the data starts on a 64-byte boundary.
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -377,7 +378,7 @@ Result<std::vector<std::uint8_t>> header_f32(std::span<const std::uint64_t> shap
 }  // namespace
 
 Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> shape, std::span<const float> values) {
-  auto out = header_f32(shape, values.size());
+  auto out = header_of("<f4", shape, values.size());
   if (!out) return out.status();
   const std::size_t at = out->size();
   out->resize(at + 4 * values.size());
@@ -386,11 +387,23 @@ Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> s
 }
 
 Status write_f32_file(const std::string& path, std::span<const std::uint64_t> shape, std::span<const float> values) {
-  auto header = header_f32(shape, values.size());
+  auto header = header_of("<f4", shape, values.size());
   if (!header) return header.status();
   return write_bytes(path, {std::span<const std::uint8_t>(*header),
                             std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(values.data()),
                                                           4 * values.size())});
+}
+
+Status write_16_file(const std::string& path, std::string_view descr, std::span<const std::uint64_t> shape,
+                     std::span<const std::uint16_t> bits) {
+  if (descr != "<f2" && descr != "<u2") {
+    return Status(ErrorCode::invalid_argument, "write_16_file writes '<f2' or '<u2', not '" + std::string(descr) + "'");
+  }
+  auto header = header_of(descr, shape, bits.size());
+  if (!header) return header.status();
+  return write_bytes(path, {std::span<const std::uint8_t>(*header),
+                            std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bits.data()),
+                                                          2 * bits.size())});  // little-endian host
 }
 
 }  // namespace qscheme::io::npy

@@ -7,7 +7,7 @@
 // the problem; a shape with an extent, element count or byte count past 2^63 - 1 is
 // shape-overflow, as everywhere else (even beside a zero extent). The parser works on bytes in memory and
 // never reads outside them, so a fuzzer can call it directly.
-// Write: version 1.0, '<f4', C order, the header padded to a multiple of 64 bytes as NumPy does.
+// Write: version 1.0, '<f4' (or '<f2' / '<u2' for 16-bit output), C order, the header padded to a multiple of 64 bytes as NumPy does.
 #pragma once
 
 #include <cstdint>
@@ -47,5 +47,10 @@ Result<std::vector<std::uint8_t>> serialize_f32(std::span<const std::uint64_t> s
 
 // Writes the file serialize_f32 describes to path (file_io.hpp's write_bytes: all or nothing).
 Status write_f32_file(const std::string& path, std::span<const std::uint64_t> shape, std::span<const float> values);
+
+// The same for 16-bit elements given as bit patterns: descr "<f2" (float16) or "<u2" (bfloat16,
+// which has no .npy dtype, written as its uint16 patterns). invalid-argument for another descr.
+Status write_16_file(const std::string& path, std::string_view descr, std::span<const std::uint64_t> shape,
+                     std::span<const std::uint16_t> bits);
 
 }  // namespace qscheme::io::npy

@@ -94,6 +94,16 @@ struct Fields {
     if (!s.two_level()) return std::nullopt;
     return get_le(bytes, l.value_bytes + l.scale_bytes, 4);
   }
+  // Affine mode's zero point of scale j (none for sym): one or two bytes after the scales, two's
+  // complement for a signed kind (docs/SEMANTICS.md section 14).
+  std::vector<std::int32_t> zero_point(std::uint64_t j) const {
+    if (!s.affine() || l.zero_points == 0) return {};
+    const auto zb = static_cast<int>(l.zero_point_bytes / l.zero_points);
+    const std::uint32_t raw = get_le(bytes, l.value_bytes + l.scale_bytes + j * static_cast<std::uint64_t>(zb), zb);
+    const std::int64_t span = std::int64_t{1} << (8 * zb);
+    const bool negative = !info(s.value).is_unsigned && (raw >> (8 * zb - 1)) != 0;
+    return {static_cast<std::int32_t>(negative ? static_cast<std::int64_t>(raw) - span : raw)};
+  }
 };
 
 std::uint64_t block_of(const Layout& l, std::uint64_t n) {
@@ -141,7 +151,8 @@ Box box_of(const Layout& l, std::uint64_t j) {
 
 // Stored patterns as a tensor of the given shape under point r (one block: one scale).
 QuantizedTensor tensor_of(const Scheme& s, const Rules& r, std::vector<std::uint64_t> shape, std::vector<std::int32_t> codes,
-                          std::vector<std::uint32_t> scales, std::optional<std::uint32_t> global) {
+                          std::vector<std::uint32_t> scales, std::optional<std::uint32_t> global,
+                          std::vector<std::int32_t> zero_points) {
   QuantizedTensor q;
   q.scheme = s;
   if (const std::optional<Profile> p = profile_of(r)) {
@@ -153,6 +164,7 @@ QuantizedTensor tensor_of(const Scheme& s, const Rules& r, std::vector<std::uint
   q.codes = std::move(codes);
   q.scale_bits = std::move(scales);
   q.global_bits = global;
+  q.zero_points = std::move(zero_points);
   return q;
 }
 
@@ -172,6 +184,11 @@ class Found {
   std::optional<std::uint32_t> scale(std::uint64_t j) const {
     if (serialized()) return fields().scale(j);
     if (c_.scale_bits) return (*c_.scale_bits)[j];
+    return std::nullopt;
+  }
+  // Serialized candidates carry their zero points; codes candidates are read with the expected ones.
+  std::optional<std::vector<std::int32_t>> zero_point(std::uint64_t j) const {
+    if (serialized()) return fields().zero_point(j);
     return std::nullopt;
   }
   std::optional<std::uint32_t> global() const {
@@ -452,7 +469,7 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
 
   CheckReport r;
   r.kind = c.kind;
-  const std::string recipe = rq.recipe.empty() ? recipe_name_of(rules) : rq.recipe;
+  const std::string recipe = rq.recipe.empty() ? recipe_name_of(rules, rq.scheme) : rq.recipe;
   r.checked_against = recipe.empty() ? "requested" : recipe;
   r.rules = format_rules(rules);
   r.elements = l.elements;
@@ -527,14 +544,16 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
       diff.found_value = c.values[n];
     } else {
       const std::vector<std::uint64_t> ones(rank, 1);
-      auto ev = reference::dequantize(
-          tensor_of(rq.scheme, rules, ones, {diff.expected_code}, {expected.scale(diff.block)}, expected.global()));
+      auto ev = reference::dequantize(tensor_of(rq.scheme, rules, ones, {diff.expected_code},
+                                                {expected.scale(diff.block)}, expected.global(),
+                                                expected.zero_point(diff.block)));
       if (!ev) return ev.status();
       diff.expected_value = (*ev)[0];
       diff.found_code = found.code(n);
       auto fv = reference::dequantize(tensor_of(rq.scheme, any_pattern, ones, {*diff.found_code},
                                                 {found.scale(diff.block).value_or(expected.scale(diff.block))},
-                                                found.global() ? found.global() : expected.global()));
+                                                found.global() ? found.global() : expected.global(),
+                                                found.zero_point(diff.block).value_or(expected.zero_point(diff.block))));
       if (fv) diff.found_value = (*fv)[0];
     }
     r.first.push_back(diff);
@@ -564,10 +583,12 @@ Result<CheckReport> check(const CheckRequest& rq, const Candidate& c) {
         ec.push_back(expected.code(n));
         fc.push_back(found.code(n));
       }
-      auto ev = reference::dequantize(tensor_of(rq.scheme, rules, box.shape, ec, {expected.scale(j)}, expected.global()));
+      auto ev = reference::dequantize(
+          tensor_of(rq.scheme, rules, box.shape, ec, {expected.scale(j)}, expected.global(), expected.zero_point(j)));
       auto fv = reference::dequantize(tensor_of(rq.scheme, any_pattern, box.shape, fc,
                                                 {found.scale(j).value_or(expected.scale(j))},
-                                                found.global() ? found.global() : expected.global()));
+                                                found.global() ? found.global() : expected.global(),
+                                                found.zero_point(j).value_or(expected.zero_point(j))));
       if (ev && fv) {
         for (std::size_t k = 0; k < box.elements.size(); ++k) b.values += !same_value((*ev)[k], (*fv)[k], false);
       } else {

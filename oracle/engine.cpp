@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fast/fast.hpp"
+#include "fast/output_dtype.hpp"
 #include "reference/reference.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
@@ -83,9 +84,10 @@ Result<std::vector<std::uint8_t>> reference_encode_as(const QuantizedTensor& q, 
 const std::vector<Engine>& engines() {
   static const std::vector<Engine> kEngines{
       {"fast", &fast::quantize, &fast::dequantize, &fast::encode, &fast::decode, &fast_quantize_bytes,
-       &fast_dequantize_bytes, &fast_decode_as, &fast_encode_as},
+       &fast_dequantize_bytes, &fast_decode_as, &fast_encode_as, &fast::dequantize_16},
       {"reference", &reference::quantize, &reference::dequantize, &reference::encode, &reference::decode,
-       &reference_quantize_bytes, &reference_dequantize_bytes, &reference_decode_as, &reference_encode_as},
+       &reference_quantize_bytes, &reference_dequantize_bytes, &reference_decode_as, &reference_encode_as,
+       &reference::dequantize_16},
   };
   return kEngines;
 }

@@ -34,6 +34,9 @@ struct Engine {
   // above does the same for options.rules and q.rules, never ignoring them.
   Result<QuantizedTensor> (*decode_as)(const Scheme&, Shape, std::span<const std::uint8_t>, const Rules&, ByteFormat);
   Result<std::vector<std::uint8_t>> (*encode_as)(const QuantizedTensor&, ByteFormat);
+  // Dequantize to f16 or bf16 bit patterns (docs/SEMANTICS.md section 16); an engine that writes
+  // f32 only says so (unsupported-engine).
+  Result<std::vector<std::uint16_t>> (*dequantize_16)(const QuantizedTensor&, OutputDtype);
 };
 
 inline constexpr std::string_view kDefaultEngine = "fast";

@@ -233,11 +233,14 @@ SearchResult search(const SearchRequest& request, const std::string& requested_n
   return Search(request, judge).run(requested_name);
 }
 
-std::string recipe_name_of(const Rules& r) {
+std::string recipe_name_of(const Rules& r, const Scheme& s) {
+  std::string first;
   for (const Recipe& rec : recipes()) {
-    if (rec.rules == r) return std::string(rec.name);
+    if (!(rec.rules == r)) continue;
+    if (recipe_accepts(rec, s)) return std::string(rec.name);
+    if (first.empty()) first = rec.name;
   }
-  return "";
+  return first;
 }
 
 }  // namespace qscheme::oracle

@@ -95,7 +95,8 @@ struct SearchResult {
 // The search. `requested_name` is the recipe the request names (its point is request.requested).
 SearchResult search(const SearchRequest& request, const std::string& requested_name, Judge& judge);
 
-// The name of the recipe whose point r is, or "" for none (the first in table order).
-std::string recipe_name_of(const Rules& r);
+// The name of the recipe whose point r is and which takes scheme s (torch-qint8 and torch-quint8
+// share a point), else of the first whose point r is, or "" for none (table order).
+std::string recipe_name_of(const Rules& r, const Scheme& s);
 
 }  // namespace qscheme::oracle

@@ -193,6 +193,12 @@ RC_BOOST_PROP(fast_matches_reference_for_every_recipe_it_runs, ()) {
     RC_TAG("not run by the fast engine yet");
     return;
   }
+  if (!f.ok() && f.status().code() == ErrorCode::unsupported_engine) {
+    // torch-quint8's schemes (u8, affine mode) are the reference engine's (docs/SEMANTICS.md 13-14).
+    RC_ASSERT(info(c.scheme.value).extension || c.scheme.affine());
+    RC_TAG("the reference engine's scheme");
+    return;
+  }
   check_same_result(r, f);
   std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
   const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(),
@@ -247,6 +253,66 @@ RC_BOOST_PROP(zero_scale_errors_name_the_first_offending_element_in_both_engines
 
 // The fused bytes path gives the reference's bytes and dequantized bits, or its error, under
 // both output policies; under untouched_on_error a rejected input leaves `out` as it was.
+// Affine mode with given scales and zero points (docs/SEMANTICS.md section 14), every integer
+// kind, per tensor, per block or per axis: zero points in the kind's range quantize, survive
+// their bytes, and decode back; one outside the range is invalid-scale naming its position, a
+// count that is neither 0 nor one per scale is size-mismatch; a corrupt zero point byte is
+// corrupt-bytes on decode. The fast engine refuses each with unsupported-engine, its output
+// untouched.
+RC_BOOST_PROP(affine_zero_points_out_of_range_are_typed_errors, ()) {
+  std::vector<Value> kinds;
+  for (Value v : kAllValues) {
+    if (!info(v).is_float) kinds.push_back(v);
+  }
+  const Value v = *rc::gen::elementOf(kinds);
+  const ValueInfo& vi = info(v);
+  const std::string level = *rc::gen::element(std::string(""), std::string(":block[4]=f32"), std::string(":axis(0)=f32"));
+  const Scheme scheme = parse_scheme(std::string(vi.name) + ":affine" + level).value();
+  const std::vector<std::uint64_t> shape{3, 4};
+  const Layout l = make_layout(scheme, shape).value();
+  std::vector<float> x(l.elements);
+  for (float& e : x) e = *ordinary(0, 4);
+  QuantizeOptions o;
+  o.scales = GivenScales{std::vector<float>(l.scales, 0.5f), std::nullopt, {}};
+  for (std::uint64_t j = 0; j < l.scales; ++j) o.scales->zero_points.push_back(*rc::gen::inRange(vi.lo, vi.hi + 1));
+  const int mode = *rc::gen::inRange(0, 3);  // 0 in range, 1 one out of range, 2 a count off by one
+  std::uint64_t bad = 0;
+  if (mode == 1) {
+    bad = *rc::gen::inRange<std::uint64_t>(0, l.scales);
+    const std::int32_t past = *rc::gen::inRange(1, 1000);
+    o.scales->zero_points[bad] = *rc::gen::arbitrary<bool>() ? vi.lo - past : vi.hi + past;
+  } else if (mode == 2) {
+    o.scales->zero_points.push_back(0);
+  }
+  RC_TAG(std::string(vi.name), mode);
+  const auto r = reference::quantize(scheme, shape, x, o);
+  if (mode == 1) {
+    RC_ASSERT(r.status().code() == ErrorCode::invalid_scale);
+    RC_ASSERT(r.status().index() == bad);
+  } else if (mode == 2) {
+    RC_ASSERT(r.status().code() == ErrorCode::size_mismatch);
+  } else {
+    RC_ASSERT(r.ok());
+    RC_ASSERT(r->zero_points == o.scales->zero_points);
+    for (std::int32_t c : r->codes) RC_ASSERT(c >= vi.lo && c <= vi.hi);
+    std::vector<std::uint8_t> bytes = reference::encode(*r).value();
+    RC_ASSERT(reference::decode(scheme, shape, bytes).value() == *r);
+    // A zero point byte past the range (not every kind has one: u8's byte takes 0..255).
+    const auto zb = static_cast<std::size_t>(l.zero_point_bytes / l.zero_points);
+    if (zb == 1 && (vi.lo > -128 || vi.hi < 127) && !(vi.is_unsigned && vi.hi == 255)) {
+      const std::size_t at = static_cast<std::size_t>(l.value_bytes + l.scale_bytes);
+      bytes[at] = vi.is_unsigned ? static_cast<std::uint8_t>(vi.hi + 1) : static_cast<std::uint8_t>(vi.lo - 1);
+      const auto d = reference::decode(scheme, shape, bytes);
+      RC_ASSERT(d.status().code() == ErrorCode::corrupt_bytes);
+    }
+  }
+  std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+  const Status st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), o, out.data(), out.size(),
+                                            fast::OutputPolicy::untouched_on_error);
+  RC_ASSERT(st.code() == ErrorCode::unsupported_engine);
+  RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+}
+
 RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
   const Case c = *any_case();
   const Layout l = make_layout(c.scheme, c.shape).value();

@@ -183,7 +183,8 @@ inline rc::Gen<std::vector<std::uint64_t>> shape_for(const Scheme& s) {
 
 // Grid values (as doubles, exact) of a value kind, sorted, without duplicates (+-0 once).
 inline const std::vector<double>& grid_values(Value v) {
-  static std::vector<double> tables[9];
+  // One table per value kind, the extension's included (a kind past the array was out of bounds).
+  static std::vector<double> tables[std::size(kAllValues)];
   auto& t = tables[static_cast<int>(v)];
   if (t.empty()) {
     std::set<double> vals;

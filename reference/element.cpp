@@ -220,11 +220,13 @@ Result<std::int32_t> integer_code(Value v, const Rules& r, const F32Parts& px, c
     }
     case Saturation::int64_min_then_clamp: {
       // PyTorch: static_cast<int64_t>(zero_point + nearbyint(t)) is INT64_MIN for NaN, inf and
-      // 2^63 and beyond; the clamp to [qmin, qmax] follows.
+      // 2^63 and beyond; the clamp to [qmin, qmax] follows. The sum is an f32 addition, but it
+      // is exact below 2^24 and past that it clamps to the same bound either way; an f32 below
+      // 2^63 is at most 2^63 - 2^39, so adding a zero point never reaches 2^63.
       if (t.kind != Quot::finite) return vi.lo;
       const Rounded n = round_integer(t, r.ties, vi.lo);
       if (n.huge || n.n >= Integer(1) << 63) return vi.lo;
-      return clamp(n.n, vi.lo, vi.hi);
+      return clamp(n.n + zp, vi.lo, vi.hi);
     }
     case Saturation::int32_min_then_full_range: {
       const Rounded n = t.kind == Quot::finite ? round_integer(t, r.ties, vi.lo) : Rounded{};

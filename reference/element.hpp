@@ -19,7 +19,7 @@ namespace qscheme::reference {
 // scheme, and e is not infinite. internal when an invariant the validation promises breaks.
 // Affine mode: `zero_point` is added to the rounded quotient before the clamp (a zero x, or a
 // NaN quotient, gives the zero point itself); validate_rules admits affine under standard
-// saturation only.
+// saturation and under torch's int64-min-then-clamp (where a NaN or infinite quotient gives lo).
 Result<std::int32_t> quantize_element(Value v, const Rules& r, float x, const SignedScale& e, const Quotient& amax,
                                       std::int32_t zero_point = 0);
 

@@ -30,6 +30,14 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
 // +-inf (IEEE), by design (docs/SEMANTICS.md section 6).
 Result<std::vector<float>> dequantize(const QuantizedTensor& q);
 
+// Dequantizes to f16 or bf16 bit patterns as ONNX's DequantizeLinear does for a float16 scale
+// (or output_dtype): dequantize's f32 value, then rounded to d nearest-even, overflow to +-inf,
+// NaN to a quiet NaN of its sign (two roundings, docs/SEMANTICS.md section 16). The errors of
+// dequantize; invalid-argument for d = f32 (that is dequantize).
+Result<std::vector<std::uint16_t>> dequantize_16(const QuantizedTensor& q, OutputDtype d);
+// One f32 rounded to d (f16 or bf16) as dequantize_16 rounds it.
+std::uint16_t narrow_f32(float y, OutputDtype d);
+
 // Serialized bytes in Burn's layout: [values][block or tensor scales][f32 global].
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q);
 // Inverse of encode; checks the length against scheme and shape and every field (corrupt-bytes,

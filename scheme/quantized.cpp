@@ -31,6 +31,22 @@ std::string profile_list() {
   return out;
 }
 
+std::string_view to_string(OutputDtype d) {
+  switch (d) {
+    case OutputDtype::f32: return "f32";
+    case OutputDtype::f16: return "f16";
+    case OutputDtype::bf16: return "bf16";
+  }
+  return "?";
+}
+
+std::optional<OutputDtype> output_dtype_from_string(std::string_view s) {
+  for (OutputDtype d : kAllOutputDtypes) {
+    if (to_string(d) == s) return d;
+  }
+  return std::nullopt;
+}
+
 std::optional<Calibration> calibration_from_string(std::string_view s) {
   if (s == "minmax") return Calibration::minmax;
   if (s == "absmean") return Calibration::absmean;

@@ -26,6 +26,14 @@ namespace qscheme {
 enum class Profile : std::uint8_t { exact, burn, onnx };
 enum class Calibration : std::uint8_t { minmax, absmean };
 
+// The float type dequantize writes: f32, or (ONNX DequantizeLinear with a float16 scale or
+// output_dtype) f16 or bf16, which is the f32 result rounded once more (docs/SEMANTICS.md
+// section 16).
+enum class OutputDtype : std::uint8_t { f32, f16, bf16 };
+inline constexpr OutputDtype kAllOutputDtypes[] = {OutputDtype::f32, OutputDtype::f16, OutputDtype::bf16};
+std::string_view to_string(OutputDtype d);
+std::optional<OutputDtype> output_dtype_from_string(std::string_view s);
+
 // Every profile, in the order help texts and messages list them.
 inline constexpr Profile kAllProfiles[] = {Profile::exact, Profile::burn, Profile::onnx};
 

@@ -89,8 +89,8 @@ Rules torch_qint8() {
 
 constexpr std::string_view kMx = "mxfp8; mxfp8-e5m2; mxfp4";
 
-const std::array<Recipe, 14>& table() {
-  static const std::array<Recipe, 14> kRecipes{{
+const std::array<Recipe, 15>& table() {
+  static const std::array<Recipe, 15> kRecipes{{
       {"exact", "any", profile_rules(Profile::exact), ByteFormat::burn, "docs/SEMANTICS.md sections 3 to 6",
        "qscheme's own rules: one exact rounding per stored value, scales rounded up"},
       {"burn", "any", profile_rules(Profile::burn), ByteFormat::burn,
@@ -138,10 +138,17 @@ const std::array<Recipe, 14>& table() {
        "ggml-org/ggml src/ggml-quants.c quantize_row_q4_0_ref and dequantize_row_q4_0 (d99724f2)",
        "signed scale d = m / -8 of the first element of largest |x| (all-zero block: -0), codes "
        "min(15, trunc(f32(x * f32(1 / d)) + 8.5)) - 8, ties up"},
-      {"torch-qint8", "q8f; q8f:tensor=f32; q8f:block[...]=f32", torch_qint8(), ByteFormat::burn,
+      {"torch-qint8", "q8f; q8f:tensor=f32; q8f:block[...]=f32; q8f:affine; q8f:affine:block[...]=f32", torch_qint8(),
+       ByteFormat::burn,
        "pytorch/pytorch aten/src/ATen/native/quantized/AffineQuantizerBase.cpp quantize_val and "
        "dequantize_val without FBGEMM (Debian's torch 1.13.1): quantize_per_tensor, quantize_per_channel",
-       "given f32 scales, x * f32(1 / scale), ties to even, NaN, inf or 2^63 and beyond give -128 (zero point 0)"},
+       "given f32 scales (and zero points: affine), zero_point + x * f32(1 / scale), ties to even, NaN, inf or 2^63 "
+       "and beyond give -128"},
+      {"torch-quint8", "u8:affine; u8:affine:block[...]=f32; u8; u8:block[...]=f32", torch_qint8(), ByteFormat::burn,
+       "pytorch/pytorch aten/src/ATen/native/quantized/AffineQuantizerBase.cpp quantize_val and "
+       "dequantize_val without FBGEMM (Debian's torch 1.13.1): quantize_per_tensor, quantize_per_channel to quint8",
+       "torch-qint8's rules on quint8: zero_point + x * f32(1 / scale), ties to even, NaN, inf or 2^63 and beyond "
+       "give 0"},
   }};
   return kRecipes;
 }

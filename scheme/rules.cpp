@@ -244,10 +244,16 @@ Status validate_rules(const Rules& r, const Scheme& s, Calibration c, bool given
   if (s.affine()) {
     // Affine mode is defined by two sources (docs/SEMANTICS.md section 14): ONNX's operators in
     // f32 steps (profile onnx) and the same definitions evaluated exactly (profile exact).
+    // A third: PyTorch's quantize_val, whose zero point the torch recipes' given-f32 points add
+    // before their INT64_MIN-then-clamp saturation (docs/SEMANTICS.md section 14).
     const std::optional<Profile> p = profile_of(r);
-    if (p != Profile::exact && p != Profile::onnx) {
-      return unsupported("affine mode is defined under the exact and onnx profiles only; use --profile exact "
-                         "or onnx");
+    const bool torch = r.source == Source::given_f32 && r.saturation == Saturation::int64_min_then_clamp;
+    if (p != Profile::exact && p != Profile::onnx && !torch) {
+      return unsupported("affine mode is defined under the exact and onnx profiles and the torch recipes only; use "
+                         "--profile exact or onnx, or --recipe torch-quint8 or torch-qint8");
+    }
+    if (torch && (!given || two || d != ScaleDtype::f32)) {
+      return unsupported("source=given-f32 takes given scales (--scales) and one level of f32 scales");
     }
     if (!given && c != Calibration::minmax) {
       return unsupported("affine calibration follows min and max (the range forced to include 0); use "

@@ -117,6 +117,35 @@ BOOST_AUTO_TEST_CASE(errors_leave_outputs_untouched) {
   for (float f : d) BOOST_TEST(f == 42.0f);
 }
 
+// qscheme_fast_dequantize_to: f32 is qscheme_fast_dequantize; f16 and bf16 are the reference
+// engine's, refused with unsupported-engine after the argument and size checks, out untouched.
+BOOST_AUTO_TEST_CASE(dequantize_to_an_output_dtype) {
+  const char* scheme = "q8s";
+  const std::uint64_t shape[] = {4};
+  std::vector<std::uint8_t> b{1, 2, 0xFF, 0, 0, 0, 0x80, 0x3F};  // codes 1 2 -1 0, scale 1.0f
+  std::vector<float> d(4, 42.0f);
+  std::size_t dn = 0;
+  std::uint64_t idx = 0;
+  BOOST_TEST(qscheme_fast_dequantize_to(scheme, shape, 1, b.data(), b.size(), 0, QSCHEME_OUT_F32, d.data(), d.size(),
+                                        &dn, &idx) == QSCHEME_OK);
+  BOOST_TEST(d == (std::vector<float>{1.0f, 2.0f, -1.0f, 0.0f}), boost::test_tools::per_element());
+  std::vector<std::uint16_t> h(4, 0xABCD);
+  dn = 777;
+  BOOST_TEST(qscheme_fast_dequantize_to(scheme, shape, 1, b.data(), b.size(), 0, QSCHEME_OUT_F16, h.data(), h.size(),
+                                        &dn, &idx) == QSCHEME_UNSUPPORTED_ENGINE);
+  std::vector<char> msg(256);
+  qscheme_last_error_message(msg.data(), msg.size());
+  BOOST_TEST(std::string(msg.data()).find("reference engine") != std::string::npos, msg.data());
+  BOOST_TEST(qscheme_fast_dequantize_to(scheme, shape, 1, b.data(), 7, 0, QSCHEME_OUT_BF16, h.data(), h.size(), &dn,
+                                        &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(qscheme_fast_dequantize_to(scheme, shape, 1, b.data(), b.size(), 0, 3, h.data(), h.size(), &dn, &idx) ==
+             QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_dequantize_to(scheme, shape, 1, b.data(), b.size(), 0, QSCHEME_OUT_F16, nullptr, 4, &dn,
+                                        &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(dn == 777u);
+  for (std::uint16_t v : h) BOOST_TEST(v == 0xABCD);
+}
+
 // Every failing call leaves a message saying what is wrong; engine errors carry the C++ API's
 // message word for word; a success clears it; the copy truncates like snprintf.
 BOOST_AUTO_TEST_CASE(errors_come_with_the_cpp_message) {

@@ -226,6 +226,40 @@ BOOST_AUTO_TEST_CASE(verify_scheme_checks_pass) {
 // ---------------------------------------------------------------------------------------------
 // quantize / dequantize.
 
+// --out-dtype f16 writes a '<f2' .npy of the f32 value rounded again (docs/SEMANTICS.md section
+// 16): u16 code 59221 with scale 1.005859375 is 59567.998046875 exactly, f32 59568 (a tie to
+// even), f16 0x7B46 (a tie to even again; rounded once it would be 0x7B45). bf16 has no .npy
+// dtype: its patterns as '<u2' (the f32 0x4768B000 rounds to 0x4769: above the midpoint). The fast
+// engine refuses both, and nothing is written on error.
+BOOST_AUTO_TEST_CASE(dequantize_to_f16_and_bf16) {
+  Scratch tmp;
+  write_npy(tmp / "x.npy", {1}, {59568.0f});
+  write_npy(tmp / "s.npy", {1}, {1.005859375f});
+  expect_ok(qscheme_run({"quantize", "--scheme", "u16", "--profile", "onnx", "--input", tmp / "x.npy", "--scales",
+                         tmp / "s.npy", "--output", tmp / "q.json", "--engine", "reference"}));
+  auto tail = [](const std::string& bytes) {
+    return std::vector<unsigned>{static_cast<unsigned char>(bytes[bytes.size() - 2]),
+                                 static_cast<unsigned char>(bytes[bytes.size() - 1])};
+  };
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "h.npy", "--out-dtype", "f16",
+                         "--engine", "reference"}));
+  const std::string h = slurp(tmp / "h.npy");
+  BOOST_TEST(h.find("'descr': '<f2'") != std::string::npos, h);
+  BOOST_TEST(tail(h) == (std::vector<unsigned>{0x46, 0x7B}), boost::test_tools::per_element());
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "b.npy", "--out-dtype", "bf16",
+                         "--engine", "reference"}));
+  const std::string b = slurp(tmp / "b.npy");
+  BOOST_TEST(b.find("'descr': '<u2'") != std::string::npos, b);
+  BOOST_TEST(tail(b) == (std::vector<unsigned>{0x69, 0x47}), boost::test_tools::per_element());
+  const Run fast = qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype", "f16"});
+  expect_user_error(fast, "unsupported-engine");
+  BOOST_TEST(fast.err.find("--engine reference") != std::string::npos, fast.err);
+  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype",
+                                 "f8", "--engine", "reference"}),
+                    "invalid-argument");
+  BOOST_TEST(!std::filesystem::exists(tmp / "f.npy"));
+}
+
 // An extension kind: the default (fast) engine refuses it with a typed error that names the way
 // out; the reference engine quantizes with given scales, and refuses to calibrate an unsigned kind.
 BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {

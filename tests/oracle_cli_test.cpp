@@ -186,20 +186,33 @@ BOOST_AUTO_TEST_CASE(prints_the_table_of_the_library) {
   auto report = oracle::run_conformance(QSCHEME_ONNX_DIR);
   BOOST_REQUIRE(report.ok());
   BOOST_TEST(r.out == oracle::conformance_table(*report));
-  BOOST_TEST(r.out.find("cases 27: run 26, passed 8 (reference and fast), 18 by the reference only (the fast engine "
-                        "refuses them: unsupported-engine), not expressible 1") != std::string::npos,
+  BOOST_TEST(r.out.find("cases 27: run 27, passed 8 (reference and fast), 19 by the reference only (the fast engine "
+                        "refuses them: unsupported-engine), not expressible 0, skipped 0") != std::string::npos,
              r.out);
   BOOST_TEST(qscheme_run({"conformance", "/nonexistent-qscheme-folder"}).status == 2);
 }
 
+// A case with a float64 scale (no qscheme scale type) and a case of another operator: nothing
+// runs, which exits 2 with the reasons in the table, the other operator listed as skipped.
 BOOST_AUTO_TEST_CASE(a_folder_of_cases_it_cannot_run_is_an_error_not_a_pass) {
   Scratch s;
-  fs::copy(fs::path(QSCHEME_ONNX_DIR) / "test_dequantizelinear_e4m3fn_float16", s.dir / "test_dequantizelinear_e4m3fn_float16",
-           fs::copy_options::recursive);
+  const fs::path dq = s.dir / "test_dequantizelinear_double_scale";
+  fs::copy(fs::path(QSCHEME_ONNX_DIR) / "test_dequantizelinear_e4m3fn_float16", dq, fs::copy_options::recursive);
+  // TensorProto{data_type = 11 (double), raw_data = 1.0}: field 2 varint, field 9 eight bytes.
+  BOOST_REQUIRE(io::write_bytes((dq / "test_data_set_0" / "input_1.pb").string(),
+                                std::vector<std::uint8_t>{0x10, 0x0B, 0x4A, 0x08, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F})
+                    .ok());
+  // ModelProto{graph{node{op_type "Abs"}}}: fields 7, 1 and 4.
+  fs::create_directories(s.dir / "test_abs");
+  BOOST_REQUIRE(io::write_bytes((s.dir / "test_abs" / "model.onnx").string(),
+                                std::vector<std::uint8_t>{0x3A, 0x07, 0x0A, 0x05, 0x22, 0x03, 'A', 'b', 's'})
+                    .ok());
   const Run r = qscheme_run({"conformance", s.dir.string()});
   BOOST_TEST(r.status == 2, r.out + r.err);
-  BOOST_TEST(r.out.find("n/a") != std::string::npos, r.out);  // the table says why
-  BOOST_TEST(r.err.find("ran none of the 1 case(s)") != std::string::npos, r.err);
+  BOOST_TEST(r.out.find("n/a       type 11 scale") != std::string::npos, r.out);  // the table says why
+  BOOST_TEST(r.out.find("Abs               skip      not a quantization operator") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("not expressible 1, skipped 1") != std::string::npos, r.out);
+  BOOST_TEST(r.err.find("ran none of the 2 case(s)") != std::string::npos, r.err);
 }
 
 // A case of an extension kind passes in the reference; the fast engine's typed refusal is shown

@@ -867,3 +867,67 @@ BOOST_AUTO_TEST_CASE(per_row_affine_4096_by_4096_round_trips) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// f16 and bf16 output (docs/SEMANTICS.md section 16): ONNX's DequantizeLinear multiplies in
+// float32 and casts the product, so the exact product is rounded twice (f32, then f16/bf16).
+
+BOOST_AUTO_TEST_SUITE(output_dtype)
+
+QuantizedTensor stored(const char* text, std::vector<std::int32_t> codes, float scale, Profile p = Profile::onnx) {
+  QuantizedTensor q;
+  q.scheme = scheme(text);
+  q.profile = p;
+  q.shape = {codes.size()};
+  q.codes = std::move(codes);
+  q.scale_bits = {f32_bits(scale)};
+  return q;
+}
+
+std::vector<std::uint16_t> dequantize_16_ok(const QuantizedTensor& q, OutputDtype d) {
+  auto y = reference::dequantize_16(q, d);
+  BOOST_TEST_REQUIRE(y.ok(), y.status().to_string());
+  return *y;
+}
+
+// u16 code 59221, scale 1.005859375 (f16 0x3C06): the exact product 59567.998046875 is half an
+// f32 step (2^-8) below 59568, a tie that f32 rounds to the even 59568; 59568 lies halfway
+// between the f16 values 59552 (0x7B45) and 59584 (0x7B46), and that tie goes to the even
+// 0x7B46. Rounded once, the product is below the midpoint: 0x7B45. ONNX gives 0x7B46 (numpy:
+// (np.float32(59221) * np.float16(1.005859375)).astype(np.float16)).
+BOOST_AUTO_TEST_CASE(f16_is_the_f32_product_rounded_again) {
+  for (Profile p : {Profile::onnx, Profile::exact}) {
+    const auto q = stored("u16", {59221, 1, 0, 65535}, 1.005859375f, p);
+    // 1 * s = 0x3C06; 0 = +0; 65535 * s = 65918.9 is past f16's 65504 (and its rounding
+    // boundary 65520): +inf, as numpy's cast overflows.
+    BOOST_TEST(dequantize_16_ok(q, OutputDtype::f16) == (std::vector<std::uint16_t>{0x7B46, 0x3C06, 0x0000, 0x7C00}),
+               boost::test_tools::per_element());
+  }
+}
+
+// bf16 the same way: u16 code 17553, scale 0x3F032498 (0.51227712...): the exact product
+// 8992.000398... rounds to the f32 8992 = 0x460C8000, the bf16 midpoint of 0x460C and 0x460D,
+// and the tie goes to the even 0x460C; rounded once (above the midpoint) it would be 0x460D.
+// Negative codes keep their sign, and f16 subnormals are kept: q8f -1 * 2^-20 = -2^-20 is the
+// f16 subnormal 0x8010 (2^-20 / 2^-24 = 16).
+BOOST_AUTO_TEST_CASE(bf16_and_signs_and_subnormals) {
+  const auto q = stored("u16", {17553}, f32_from_bits(0x3F032498u));
+  BOOST_TEST(dequantize_16_ok(q, OutputDtype::bf16) == (std::vector<std::uint16_t>{0x460C}),
+             boost::test_tools::per_element());
+  const auto n = stored("q8f", {-1, 2}, std::ldexp(1.0f, -20));
+  BOOST_TEST(dequantize_16_ok(n, OutputDtype::f16) == (std::vector<std::uint16_t>{0x8010, 0x0020}),
+             boost::test_tools::per_element());
+  // bf16 of -2^-20 is the f32's high half: 0xB580.
+  BOOST_TEST(dequantize_16_ok(n, OutputDtype::bf16) == (std::vector<std::uint16_t>{0xB580, 0x3600}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(errors_are_dequantize_errors) {
+  auto bad = stored("u8", {300}, 1.0f);  // outside u8's range
+  const auto y = reference::dequantize_16(bad, OutputDtype::f16);
+  BOOST_TEST((y.status().code() == ErrorCode::corrupt_bytes));
+  const auto f32 = reference::dequantize_16(stored("u8", {3}, 1.0f), OutputDtype::f32);
+  BOOST_TEST((f32.status().code() == ErrorCode::invalid_argument));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

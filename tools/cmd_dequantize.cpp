@@ -1,5 +1,6 @@
 // `qscheme dequantize`: Q.json (or raw serialized bytes, *.bin) back to an f32 .npy tensor
-// (tools/file_formats.hpp: *.npy, or `-` for standard output).
+// (tools/file_formats.hpp: *.npy, or `-` for standard output), or with --out-dtype to f16
+// ('<f2') or bf16 (its patterns as '<u2': NumPy has no bfloat16).
 // Scheme, shape and rules (profile, or a point of the rule space) come from Q.json; a .bin file
 // needs --scheme and --shape (or --recipe, whose scheme is the default), its bytes in Burn's
 // layout or ggml's (--byte-format, default the recipe's). With Q.json, --profile or --recipe
@@ -38,6 +39,7 @@ struct DequantizeArgs {
   RecipeArgs recipe;
   std::string engine{oracle::kDefaultEngine};
   std::optional<std::string> threads;
+  std::string out_dtype{"f32"};
 };
 
 // The options, parsed, and the serialized tensor: a .bin file's bytes with --scheme and --shape,
@@ -134,11 +136,30 @@ int run_dequantize(const DequantizeArgs& args) {
   if (!distinct.ok()) return report(distinct);
   auto engine = oracle::find_engine(args.engine);
   if (!engine) return report(engine.status());
+  const std::optional<OutputDtype> out_dtype = output_dtype_from_string(args.out_dtype);
+  if (!out_dtype) {
+    return report(Status(ErrorCode::invalid_argument, "--out-dtype: " + quote(args.out_dtype) + " is not f32, f16 or bf16"));
+  }
   if (Status st = apply_threads(args.threads); !st.ok()) return report(st);
   auto in = read_inputs(args);
   if (!in) return report(in.status());
   const Rules rules = in->rules.value_or(profile_rules(Profile::exact));
   const std::optional<Profile> profile = profile_of(rules);
+  if (*out_dtype != OutputDtype::f32) {
+    // f16 / bf16: through the logical tensor to the engine's dequantize_16 (the fast engine
+    // refuses it: unsupported-engine).
+    in->rules = rules;
+    auto q = (*engine)->decode_as(*in->scheme, *in->shape, in->bytes, *in->rules, in->format);
+    if (!q) return report(with_path(args.input, q.status()));
+    auto bits = (*engine)->dequantize_16(*q, *out_dtype);
+    if (!bits) return report(with_path(args.input, bits.status()));
+    const Status written =
+        io::npy::write_16_file(args.output, *out_dtype == OutputDtype::f16 ? "<f2" : "<u2", *in->shape, *bits);
+    if (!written.ok()) {
+      return report(written.code() == ErrorCode::io_error ? written : Status(ErrorCode::internal, written.message()));
+    }
+    return kExitOk;
+  }
   std::vector<float> y;
   if (profile && in->format == ByteFormat::burn) {
     // The same path for both inputs: serialized bytes straight to f32 (the engine's
@@ -179,6 +200,9 @@ void add_dequantize(CLI::App& root, std::vector<Command>& out) {
   add_recipe_options(*app, args->recipe);
   app->add_option("--engine", args->engine, "engine: fast (default, Highway SIMD) or reference");
   add_threads_option(*app, args->threads);
+  app->add_option("--out-dtype", args->out_dtype,
+                  "f32 (default), f16 ('<f2' .npy) or bf16 (no .npy dtype: its bit patterns as '<u2'): the f32 "
+                  "value rounded to it, as ONNX DequantizeLinear with a float16 scale (--engine reference)");
   out.push_back({app, [args] { return run_dequantize(*args); }});
 }
 

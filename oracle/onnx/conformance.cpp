@@ -13,8 +13,10 @@
 #include <sstream>
 
 #include "fast/fast.hpp"
+#include "fast/output_dtype.hpp"
 #include "onnx_subset.pb.h"
 #include "reference/reference.hpp"
+#include "reference/values.hpp"
 #include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/printable.hpp"
@@ -161,6 +163,7 @@ Result<Tensor> read_tensor(const fs::path& p) {
 
 struct Node {
   std::string op;
+  int nodes = 1;  // nodes in the graph (an `_expanded` case is its function's body)
   std::int64_t axis = 1;
   std::int64_t block_size = 0;
   std::optional<std::int64_t> output_dtype;
@@ -172,12 +175,13 @@ Result<Node> read_model(const fs::path& p) {
   auto bytes = slurp(p);
   if (!bytes) return bytes.status();
   qscheme_onnx::ModelProto m;
-  if (!m.ParseFromString(*bytes) || m.graph().node_size() != 1) {
-    return Status(ErrorCode::corrupt_bytes, p.string() + ": not a one-node ModelProto");
+  if (!m.ParseFromString(*bytes) || m.graph().node_size() < 1) {
+    return Status(ErrorCode::corrupt_bytes, p.string() + ": not a ModelProto with a node");
   }
   const auto& nd = m.graph().node(0);
   Node n;
   n.op = nd.op_type();
+  n.nodes = m.graph().node_size();
   for (const auto& a : nd.attribute()) {
     if (a.name() == "axis") n.axis = a.i();
     else if (a.name() == "block_size") n.block_size = a.i();
@@ -247,6 +251,71 @@ bool all_zero(const Tensor& t) {
   });
 }
 
+// DynamicQuantizeLinear (x f32 -> y u8, y_scale f32, y_zero_point u8): u8 affine per tensor,
+// calibrated under profile onnx, which computes the operator's f32 steps (docs/SEMANTICS.md
+// section 14). All three outputs must match.
+ConformanceCase run_dynamic(const fs::path& dir, ConformanceCase c) {
+  auto x = read_tensor(dir / "test_data_set_0" / "input_0.pb");
+  if (!x) {
+    c.reason = "unreadable: " + x.status().to_string();
+    return c;
+  }
+  std::vector<Tensor> out;
+  for (int i = 0; i < 3; ++i) {
+    auto t = read_tensor(dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
+    if (!t) {
+      c.reason = "unreadable: " + t.status().to_string();
+      return c;
+    }
+    out.push_back(std::move(*t));
+  }
+  if (x->type != kFloat || out[0].type != kUint8 || out[1].type != kFloat || out[2].type != kUint8) {
+    c.reason = "DynamicQuantizeLinear takes float and gives uint8, float, uint8";
+    return c;
+  }
+  Scheme s;
+  s.value = Value::u8;
+  s.mode = Mode::affine;
+  c.expressible = true;
+  c.scheme = format_scheme(s);
+  if (out[0].count() != x->count() || out[1].count() != 1 || out[2].count() != 1) {
+    c.detail = "output counts: y must match x, y_scale and y_zero_point hold one value";
+    return c;
+  }
+  std::vector<float> xs;
+  for (std::size_t i = 0; i < x->count(); ++i) xs.push_back(x->f32(i));
+  QuantizeOptions o;
+  o.profile = Profile::onnx;
+  auto check = [&](const Result<QuantizedTensor>& q, const char* engine) {
+    if (!q && q.status().code() == ErrorCode::unsupported_engine) {
+      c.fast_unsupported = true;
+      return false;
+    }
+    if (!q) {
+      if (c.detail.empty()) c.detail = std::string(engine) + ": " + q.status().to_string();
+      return false;
+    }
+    if (q->scale_bits.size() != 1 || q->scale_bits[0] != static_cast<std::uint32_t>(out[1].v[0])) {
+      if (c.detail.empty()) c.detail = fmt::format("{}: y_scale {} expected {}", engine, qscheme::f32_from_bits(q->scale_bits.at(0)), out[1].f32(0));
+      return false;
+    }
+    if (q->zero_points.size() != 1 || q->zero_points[0] != out[2].v[0]) {
+      if (c.detail.empty()) c.detail = fmt::format("{}: y_zero_point {} expected {}", engine, q->zero_points.at(0), out[2].v[0]);
+      return false;
+    }
+    for (std::size_t i = 0; i < q->codes.size(); ++i) {
+      if (q->codes[i] != out[0].v[i]) {
+        if (c.detail.empty()) c.detail = fmt::format("{}: element {}: code {} expected {}", engine, i, q->codes[i], out[0].v[i]);
+        return false;
+      }
+    }
+    return true;
+  };
+  c.reference_passed = check(reference::quantize(s, x->dims, xs, o), "reference");
+  c.fast_passed = check(fast::quantize(s, x->dims, xs, o), "fast");
+  return c;
+}
+
 ConformanceCase run_case(const fs::path& dir) {
   ConformanceCase c;
   c.name = dir.filename().string();
@@ -257,6 +326,20 @@ ConformanceCase run_case(const fs::path& dir) {
   auto node = read_model(dir / "model.onnx");
   if (!node) return fail(node.status());
   c.op = node->op;
+  if (node->nodes != 1) {
+    // An `_expanded` case is an operator's function body, over the data of its one-node case.
+    c.skipped = true;
+    c.op = "graph";
+    c.reason = fmt::format("a graph of {} nodes: qscheme runs one-node quantization cases", node->nodes);
+    return c;
+  }
+  const bool dynamic = c.op == "DynamicQuantizeLinear";
+  if (c.op != "QuantizeLinear" && c.op != "DequantizeLinear" && !dynamic) {
+    c.skipped = true;
+    c.reason = "not a quantization operator";
+    return c;
+  }
+  if (dynamic) return run_dynamic(dir, c);
   std::vector<Tensor> in;
   for (int i = 0; i < 3; ++i) {
     const fs::path p = dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb");
@@ -275,10 +358,6 @@ ConformanceCase run_case(const fs::path& dir) {
   const Tensor& scale = in[1];
   const Tensor* zp = in.size() > 2 ? &in[2] : nullptr;
   const bool quantize = c.op == "QuantizeLinear";
-  if (!quantize && c.op != "DequantizeLinear") {
-    c.reason = "not a QuantizeLinear/DequantizeLinear node";
-    return c;
-  }
   // The quantized type: Q's output (zero point type, else output_dtype, else uint8), DQ's input.
   int qtype = quantize ? (zp ? zp->type : static_cast<int>(node->output_dtype.value_or(kUint8))) : x.type;
   if (quantize && out->type != qtype) qtype = out->type;
@@ -287,13 +366,25 @@ ConformanceCase run_case(const fs::path& dir) {
     c.reason = type_name(qtype) + ": qscheme has no " + type_name(qtype) + " kind";
     return c;
   }
-  if (scale.type != kFloat) {
-    c.reason = type_name(scale.type) + " scale (and output): qscheme's onnx profile takes f32 scales and gives f32";
+  // A float16 or bfloat16 scale is carried as the f32 of the same value (exact): ONNX's
+  // reference multiplies in float32 and rounds the product to the output type afterwards.
+  if (scale.type != kFloat && scale.type != kFloat16 && scale.type != kBfloat16) {
+    c.reason = type_name(scale.type) + " scale: qscheme's onnx profile takes float, float16 or bfloat16 scales";
     return c;
   }
-  if ((quantize ? x.type : out->type) != kFloat) {
-    c.reason = "non-f32 real tensor";
+  if (quantize && (x.type != kFloat || scale.type != kFloat)) {
+    c.reason = type_name(x.type) + " input to QuantizeLinear: qscheme quantizes f32";
     return c;
+  }
+  std::optional<OutputDtype> out_dtype;
+  if (!quantize) {
+    if (out->type == kFloat) out_dtype = OutputDtype::f32;
+    else if (out->type == kFloat16) out_dtype = OutputDtype::f16;
+    else if (out->type == kBfloat16) out_dtype = OutputDtype::bf16;
+    if (!out_dtype) {
+      c.reason = type_name(out->type) + " output: qscheme dequantizes to f32, f16 or bf16";
+      return c;
+    }
   }
   // A non-zero zero point maps onto affine mode (qscheme's extension), one per scale.
   const bool affine = zp && !all_zero(*zp);
@@ -330,7 +421,19 @@ ConformanceCase run_case(const fs::path& dir) {
     return c;
   }
   std::vector<float> scales;
-  for (std::size_t j = 0; j < scale.count(); ++j) scales.push_back(scale.f32(j));
+  for (std::size_t j = 0; j < scale.count(); ++j) {
+    if (scale.type == kFloat) {
+      scales.push_back(scale.f32(j));
+      continue;
+    }
+    const auto bits = static_cast<std::uint32_t>(scale.v[j]);
+    auto v = reference::scale_value(scale.type == kFloat16 ? ScaleDtype::f16 : ScaleDtype::bf16, bits);
+    if (!v) {
+      c.detail = "scale " + std::to_string(j) + ": " + v.status().to_string();
+      return c;
+    }
+    scales.push_back(v->f32);
+  }
   if (quantize) {
     std::vector<float> xs;
     for (std::size_t i = 0; i < x.count(); ++i) xs.push_back(x.f32(i));
@@ -381,8 +484,34 @@ ConformanceCase run_case(const fs::path& dir) {
       }
       return true;
     };
-    c.reference_passed = check(reference::dequantize(q), "reference");
-    c.fast_passed = check(fast::dequantize(q), "fast");
+    auto check_16 = [&](const Result<std::vector<std::uint16_t>>& y, const char* engine) {
+      if (!y && y.status().code() == ErrorCode::unsupported_engine) {
+        c.fast_unsupported = true;
+        return false;
+      }
+      if (!y) {
+        if (c.detail.empty()) c.detail = std::string(engine) + ": " + y.status().to_string();
+        return false;
+      }
+      for (std::size_t i = 0; i < y->size(); ++i) {
+        if ((*y)[i] != static_cast<std::uint16_t>(out->v[i])) {
+          if (c.detail.empty()) {
+            c.detail = fmt::format("{}: element {}: {} 0x{:04x} expected 0x{:04x}", engine, i, to_string(*out_dtype),
+                                   (*y)[i], static_cast<std::uint16_t>(out->v[i]));
+          }
+          return false;
+        }
+      }
+      return true;
+    };
+    if (*out_dtype == OutputDtype::f32) {
+      c.reference_passed = check(reference::dequantize(q), "reference");
+      c.fast_passed = check(fast::dequantize(q), "fast");
+    } else {
+      c.scheme += " -> " + std::string(to_string(*out_dtype));
+      c.reference_passed = check_16(reference::dequantize_16(q, *out_dtype), "reference");
+      c.fast_passed = check_16(fast::dequantize_16(q, *out_dtype), "fast");
+    }
   }
   return c;
 }
@@ -398,7 +527,10 @@ int ConformanceReport::passed() const {
 int ConformanceReport::reference_only() const {
   return static_cast<int>(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.reference_only(); }));
 }
-int ConformanceReport::not_expressible() const { return static_cast<int>(cases.size()) - run(); }
+int ConformanceReport::skipped() const {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.skipped; }));
+}
+int ConformanceReport::not_expressible() const { return static_cast<int>(cases.size()) - run() - skipped(); }
 
 Result<ConformanceReport> run_conformance(const std::string& dir) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
@@ -418,7 +550,11 @@ Result<ConformanceReport> run_conformance(const std::string& dir) {
 std::string conformance_table(const ConformanceReport& r) {
   std::string out = fmt::format("{:<42} {:<17} {:<9} {}\n", "case", "op", "result", "scheme / reason");
   for (const auto& c : r.cases) {
-    std::string result = !c.expressible ? "n/a" : c.passed() ? "pass" : c.reference_only() ? "pass-ref" : "FAIL";
+    std::string result = c.skipped       ? "skip"
+                         : !c.expressible ? "n/a"
+                         : c.passed()     ? "pass"
+                         : c.reference_only() ? "pass-ref"
+                                              : "FAIL";
     std::string what = c.expressible ? c.scheme : c.reason;
     if (c.reference_only()) what += "  (the fast engine: unsupported-engine)";
     else if (c.expressible && !c.passed()) what += "  (" + c.detail + ")";
@@ -426,8 +562,8 @@ std::string conformance_table(const ConformanceReport& r) {
   }
   out += fmt::format(
       "cases {}: run {}, passed {} (reference and fast), {} by the reference only (the fast engine refuses them: "
-      "unsupported-engine), not expressible {}\n",
-      r.cases.size(), r.run(), r.passed(), r.reference_only(), r.not_expressible());
+      "unsupported-engine), not expressible {}, skipped {} (not quantization cases)\n",
+      r.cases.size(), r.run(), r.passed(), r.reference_only(), r.not_expressible(), r.skipped());
   return out;
 }
 

@@ -2,10 +2,14 @@
 // (one folder per case: model.onnx + test_data_set_0/{input_N,output_0}.pb), read with
 // libprotobuf through onnx_subset.proto, mapped onto a qscheme scheme with given scales (and,
 // for a non-zero integer zero point, affine mode with given zero points) and run under
-// Profile::onnx with both engines. A case qscheme cannot express (float16 scales, a float zero
-// point that is not 0, ...) is reported with the reason, never skipped silently; a case whose
-// scheme the fast engine refuses (unsupported-engine: the extension kinds, affine mode) passes
-// by the reference only, and is counted apart. docs/CONFORMANCE.md lists the outcome.
+// Profile::onnx with both engines. DynamicQuantizeLinear is u8 affine calibrated under profile
+// onnx. A float16 or bfloat16 scale is carried as the f32 of the same value, and the output is
+// rounded to the case's float16 / bfloat16 (dequantize_16). A case qscheme cannot express (a
+// float zero point that is not 0, a double scale, ...) is reported with the reason, and another
+// operator's case is listed as skipped with its reason, never dropped silently; a case whose
+// scheme or output the fast engine refuses (unsupported-engine: the extension kinds, affine mode,
+// f16/bf16 output) passes by the reference only, and is counted apart. docs/CONFORMANCE.md lists
+// the outcome.
 #pragma once
 
 #include <string>
@@ -19,7 +23,10 @@ struct ConformanceCase {
   std::string name;      // folder name, e.g. test_quantizelinear_e4m3fn
   std::string op;        // QuantizeLinear or DequantizeLinear
   bool expressible = false;
-  std::string reason;    // why not expressible (empty when expressible)
+  // Another operator's case (the directory may be the whole ONNX node suite): not a
+  // quantization case, listed with the reason and counted apart from the inexpressible ones.
+  bool skipped = false;
+  std::string reason;    // why skipped or not expressible (empty when expressible)
   std::string scheme;    // the qscheme scheme it maps to (when expressible)
   bool reference_passed = false;
   bool fast_passed = false;
@@ -35,10 +42,14 @@ struct ConformanceReport {
   int run() const;
   int passed() const;
   int reference_only() const;
+  int skipped() const;
+  // Quantization cases that did not run: cases - run - skipped.
   int not_expressible() const;
 };
 
-// Reads every test_* folder under `dir`. Errors: io-error when dir does not exist or holds no
+// Reads every test_* folder under `dir`: QuantizeLinear and DequantizeLinear cases, and
+// DynamicQuantizeLinear ones (u8 affine calibrated under profile onnx: its three outputs y,
+// y_scale and y_zero_point are all compared); other operators' cases are skipped. Errors: io-error when dir does not exist or holds no
 // case; corrupt-bytes for a file protobuf cannot parse or a tensor whose data disagrees with its
 // dims (those are broken data, not inexpressible cases).
 Result<ConformanceReport> run_conformance(const std::string& dir);

@@ -49,7 +49,8 @@ def validate(scheme, shape=None):
 
 
 def schemes(*, presets=False):
-    """Every tuple of the finite scheme space with its support (``scheme``, ``supported``,
+    """Every tuple of the finite scheme space with its support (``scheme``, ``space``: ``"burn"``
+    for Burn's tuples or ``"extension"`` for qscheme's extension beyond Burn, ``supported``,
     ``error``, ``message``), or with ``presets=True`` the presets and what they expand to."""
     return _qscheme.schemes(presets)
 

@@ -271,14 +271,20 @@ py::list schemes(bool presets_only) {
     }
     return out;
   }
-  for (const Scheme& s : tuple_space()) {
-    const Status st = validate_scheme(s);
-    py::dict d;
-    d["scheme"] = format_scheme(s);
-    d["supported"] = st.ok();
-    d["error"] = st.ok() ? py::object(py::none()) : py::object(py::str(std::string(to_code(st.code()))));
-    d["message"] = st.ok() ? py::object(py::none()) : py::object(py::str(st.message()));
-    out.append(d);
+  // Burn's tuples, then qscheme's extension beyond Burn (docs/SEMANTICS.md sections 13-15).
+  const std::pair<const char*, const std::vector<Scheme>*> spaces[] = {{"burn", &tuple_space()},
+                                                                       {"extension", &extension_space()}};
+  for (const auto& [space, tuples] : spaces) {
+    for (const Scheme& s : *tuples) {
+      const Status st = validate_scheme(s);
+      py::dict d;
+      d["scheme"] = format_scheme(s);
+      d["space"] = space;
+      d["supported"] = st.ok();
+      d["error"] = st.ok() ? py::object(py::none()) : py::object(py::str(std::string(to_code(st.code()))));
+      d["message"] = st.ok() ? py::object(py::none()) : py::object(py::str(st.message()));
+      out.append(d);
+    }
   }
   return out;
 }

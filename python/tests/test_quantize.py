@@ -121,3 +121,13 @@ def test_other_python_threads_run_while_the_engine_works(rng):
     assert quarter > 0.005
     # Holding the GIL, the call would stop this thread for its whole length.
     assert sum(span["start"] + quarter < t < span["end"] - quarter for t in ticks) > 100
+
+
+def test_schemes_report_burns_space_and_the_extension_apart():
+    rows = qscheme.schemes()
+    burn = [r for r in rows if r["space"] == "burn"]
+    extension = [r for r in rows if r["space"] == "extension"]
+    assert len(burn) == 19656 and len(extension) == 1028 and len(rows) == len(burn) + len(extension)
+    assert not any(r["scheme"].startswith(("u8", "u4", "u2", "i16", "u16")) or ":affine" in r["scheme"] for r in burn)
+    affine = {r["scheme"]: r for r in extension}["u8:affine"]
+    assert affine["supported"] and affine["error"] is None
