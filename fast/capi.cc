@@ -3,6 +3,7 @@
 #include "fast/qscheme.h"
 
 #include <cstring>
+#include <optional>
 #include <exception>
 #include <new>
 #include <string>
@@ -226,18 +227,30 @@ int Quantize(const char* recipe, const char* scheme, const uint64_t* shape, size
   });
 }
 
+// The pointer, count and profile checks of the dequantize entry points, in order: the failing
+// one's return code, or nothing when all pass.
+std::optional<int> BadDequantizeArgs(bool named, const uint64_t* shape, size_t rank, const uint8_t* bytes, size_t len,
+                                     const void* out, size_t out_cap, const size_t* out_len, int profile,
+                                     uint64_t* err_index) {
+  if (!named) return NullArgument("scheme", err_index);
+  if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+  if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
+  if (!out_len) return NullArgument("out_len", err_index);
+  if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
+  if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) {
+    return Fail(QSCHEME_INVALID_ARGUMENT,
+                "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
+                err_index);
+  }
+  return std::nullopt;
+}
+
 int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
                size_t len, int profile, float* out, size_t out_cap, size_t* out_len, uint64_t* err_index) {
   return Guard(err_index, [&] {
-    if (!scheme && !recipe) return NullArgument("scheme", err_index);
-    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
-    if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
-    if (!out_len) return NullArgument("out_len", err_index);
-    if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
-    if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) {
-      return Fail(QSCHEME_INVALID_ARGUMENT,
-                  "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
-                  err_index);
+    if (const std::optional<int> bad =
+            BadDequantizeArgs(scheme || recipe, shape, rank, bytes, len, out, out_cap, out_len, profile, err_index)) {
+      return *bad;
     }
     const auto r = FindRecipe(recipe);
     if (!r) return Fail(r.status(), err_index);
@@ -316,15 +329,9 @@ int qscheme_fast_dequantize_to(const char* scheme, const uint64_t* shape, size_t
                       "; use QSCHEME_OUT_F32 (0), QSCHEME_OUT_F16 (1) or QSCHEME_OUT_BF16 (2)",
                   err_index);
     }
-    if (!scheme) return NullArgument("scheme", err_index);
-    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
-    if (!bytes && len) return NullArgument("bytes (with len > 0)", err_index);
-    if (!out_len) return NullArgument("out_len", err_index);
-    if (!out && out_cap) return NullArgument("out (with out_cap > 0)", err_index);
-    if (profile != QSCHEME_PROFILE_EXACT && profile != QSCHEME_PROFILE_BURN) {
-      return Fail(QSCHEME_INVALID_ARGUMENT,
-                  "profile is " + std::to_string(profile) + "; use QSCHEME_PROFILE_EXACT (0) or QSCHEME_PROFILE_BURN (1)",
-                  err_index);
+    if (const std::optional<int> bad =
+            BadDequantizeArgs(scheme, shape, rank, bytes, len, out, out_cap, out_len, profile, err_index)) {
+      return *bad;
     }
     const auto t = ParseTensor(scheme, shape, rank);
     if (!t) return Fail(t.status(), err_index);

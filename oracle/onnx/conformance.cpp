@@ -11,6 +11,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include "fast/fast.hpp"
 #include "fast/output_dtype.hpp"
@@ -254,6 +255,19 @@ bool all_zero(const Tensor& t) {
 // DynamicQuantizeLinear (x f32 -> y u8, y_scale f32, y_zero_point u8): u8 affine per tensor,
 // calibrated under profile onnx, which computes the operator's f32 steps (docs/SEMANTICS.md
 // section 14). All three outputs must match.
+// Whether an engine gave a result to compare: unsupported-engine marks the case as refused by
+// the fast engine; any other error becomes the case's detail (the first one only).
+template <class T>
+bool has_result(const Result<T>& r, const char* engine, ConformanceCase& c) {
+  if (r) return true;
+  if (r.status().code() == ErrorCode::unsupported_engine) {
+    c.fast_unsupported = true;
+  } else if (c.detail.empty()) {
+    c.detail = std::string(engine) + ": " + r.status().to_string();
+  }
+  return false;
+}
+
 ConformanceCase run_dynamic(const fs::path& dir, ConformanceCase c) {
   auto x = read_tensor(dir / "test_data_set_0" / "input_0.pb");
   if (!x) {
@@ -287,14 +301,7 @@ ConformanceCase run_dynamic(const fs::path& dir, ConformanceCase c) {
   QuantizeOptions o;
   o.profile = Profile::onnx;
   auto check = [&](const Result<QuantizedTensor>& q, const char* engine) {
-    if (!q && q.status().code() == ErrorCode::unsupported_engine) {
-      c.fast_unsupported = true;
-      return false;
-    }
-    if (!q) {
-      if (c.detail.empty()) c.detail = std::string(engine) + ": " + q.status().to_string();
-      return false;
-    }
+    if (!has_result(q, engine, c)) return false;
     if (q->scale_bits.size() != 1 || q->scale_bits[0] != static_cast<std::uint32_t>(out[1].v[0])) {
       if (c.detail.empty()) c.detail = fmt::format("{}: y_scale {} expected {}", engine, qscheme::f32_from_bits(q->scale_bits.at(0)), out[1].f32(0));
       return false;
@@ -441,14 +448,7 @@ ConformanceCase run_case(const fs::path& dir) {
     o.profile = Profile::onnx;
     o.scales = GivenScales{scales, std::nullopt, zero_points};
     auto check = [&](const Result<QuantizedTensor>& q, const char* engine) {
-      if (!q && q.status().code() == ErrorCode::unsupported_engine) {
-        c.fast_unsupported = true;
-        return false;
-      }
-      if (!q) {
-        if (c.detail.empty()) c.detail = std::string(engine) + ": " + q.status().to_string();
-        return false;
-      }
+      if (!has_result(q, engine, c)) return false;
       for (std::size_t i = 0; i < q->codes.size(); ++i) {
         if (q->codes[i] != out->v[i]) {
           if (c.detail.empty()) c.detail = fmt::format("{}: element {}: code {} expected {}", engine, i, q->codes[i], out->v[i]);
@@ -467,40 +467,22 @@ ConformanceCase run_case(const fs::path& dir) {
     for (std::int64_t code : x.v) q.codes.push_back(static_cast<std::int32_t>(code));
     for (float s : scales) q.scale_bits.push_back(qscheme::f32_bits(s));
     q.zero_points = zero_points;
-    auto check = [&](const Result<std::vector<float>>& y, const char* engine) {
-      if (!y && y.status().code() == ErrorCode::unsupported_engine) {
-        c.fast_unsupported = true;
-        return false;
-      }
-      if (!y) {
-        if (c.detail.empty()) c.detail = std::string(engine) + ": " + y.status().to_string();
-        return false;
-      }
+    // Each output's bits against the node test's: f32 values, or f16/bf16 patterns.
+    auto check = [&](const auto& y, const char* engine) {
+      if (!has_result(y, engine, c)) return false;
       for (std::size_t i = 0; i < y->size(); ++i) {
-        if (qscheme::f32_bits((*y)[i]) != static_cast<std::uint32_t>(out->v[i])) {
-          if (c.detail.empty()) c.detail = fmt::format("{}: element {}: {} expected {}", engine, i, (*y)[i], out->f32(i));
-          return false;
-        }
-      }
-      return true;
-    };
-    auto check_16 = [&](const Result<std::vector<std::uint16_t>>& y, const char* engine) {
-      if (!y && y.status().code() == ErrorCode::unsupported_engine) {
-        c.fast_unsupported = true;
-        return false;
-      }
-      if (!y) {
-        if (c.detail.empty()) c.detail = std::string(engine) + ": " + y.status().to_string();
-        return false;
-      }
-      for (std::size_t i = 0; i < y->size(); ++i) {
-        if ((*y)[i] != static_cast<std::uint16_t>(out->v[i])) {
+        const auto v = (*y)[i];
+        if constexpr (std::is_same_v<decltype(v), const float>) {
+          if (qscheme::f32_bits(v) == static_cast<std::uint32_t>(out->v[i])) continue;
+          if (c.detail.empty()) c.detail = fmt::format("{}: element {}: {} expected {}", engine, i, v, out->f32(i));
+        } else {
+          if (v == static_cast<std::uint16_t>(out->v[i])) continue;
           if (c.detail.empty()) {
-            c.detail = fmt::format("{}: element {}: {} 0x{:04x} expected 0x{:04x}", engine, i, to_string(*out_dtype),
-                                   (*y)[i], static_cast<std::uint16_t>(out->v[i]));
+            c.detail = fmt::format("{}: element {}: {} 0x{:04x} expected 0x{:04x}", engine, i, to_string(*out_dtype), v,
+                                   static_cast<std::uint16_t>(out->v[i]));
           }
-          return false;
         }
+        return false;
       }
       return true;
     };
@@ -509,8 +491,8 @@ ConformanceCase run_case(const fs::path& dir) {
       c.fast_passed = check(fast::dequantize(q), "fast");
     } else {
       c.scheme += " -> " + std::string(to_string(*out_dtype));
-      c.reference_passed = check_16(reference::dequantize_16(q, *out_dtype), "reference");
-      c.fast_passed = check_16(fast::dequantize_16(q, *out_dtype), "fast");
+      c.reference_passed = check(reference::dequantize_16(q, *out_dtype), "reference");
+      c.fast_passed = check(fast::dequantize_16(q, *out_dtype), "fast");
     }
   }
   return c;
