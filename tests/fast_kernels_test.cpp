@@ -460,7 +460,8 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
               if (o != own && (nan_ok || std::isfinite(o))) pool.push_back(o);
             }
             if (nan_ok) pool.push_back(std::numeric_limits<float>::infinity());
-            for (std::size_t bw : {std::size_t{0}, std::size_t{3}, N, 2 * N + 1}) {
+            // 2N and 4N: whole blocks of 2 and 4 vectors, the kernel's walk without a loop per block.
+            for (std::size_t bw : {std::size_t{0}, std::size_t{3}, N, 2 * N, 4 * N, 2 * N + 1}) {
               for (std::size_t start : {std::size_t{0}, std::size_t{2}}) {
                 BOOST_TEST_CONTEXT("op " << int(sp.op) << " tie " << int(sp.tie) << " sat " << int(sp.saturation)
                                          << " lo " << sp.lo << " fmt " << sp.fmt << " zero_plus " << sp.zero_plus

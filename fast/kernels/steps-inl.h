@@ -90,27 +90,50 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   const std::size_t N = hn::Lanes(df);
   const auto vlo = hn::Set(df, static_cast<float>(s.lo)), vhi = hn::Set(df, static_cast<float>(s.hi));
   const MiniParams mp = Mini(s.fmt < 0 ? 0 : s.fmt);
-  // One segment per block: [i, i + cnt) under r[k]. Only the first block may start inside, so the
-  // one division by bw is here: one per block was a third of a narrow-block call.
-  const std::size_t first = bw == 0 ? len : bw - start % bw;
+  // The general walk below takes one segment per block, [i, i + cnt) under r[k]. Only its first
+  // block may start inside, so the one division by bw is here: one per block was a third of a
+  // narrow-block call.
+  std::size_t first = bw == 0 ? len : bw - start % bw;
   // Prefetches as QuantizeCodesT's loop does (one line per 16 floats, quantize-inl.h): without
   // them the next unit's check met its input cold.
   const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
   std::size_t at = 0;  // the element the next vector of the block starts at
   std::size_t i = 0, k = 0;
-  while (i < len) {
-    const std::size_t cnt = std::min(len - i, i == 0 ? first : bw);
+  auto code_of = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> vr) QSCHEME_INLINE_LAMBDA {
+    const auto t = StepT<kOp, decltype(df)>(xv, vr);
+    if constexpr (kKind == 0) {
+      return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
+    } else {
+      return StepFloatCodes<kKind == 2>(df, t, mp);
+    }
+  };
+  if (bw != 0 && start % bw == 0 && bw % N == 0 && ((bw / N) & (bw / N - 1)) == 0) {
+    // Whole blocks of 2^lg vectors from the first column (every unit of the bytes path): vector v
+    // lies in block v >> lg, with no loop per block (2 vectors per q8_0-style block, whose own
+    // setup cost as much as their codes).
+    const unsigned lg = static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(bw / N));
+    const std::size_t nv = len / N;
+    for (std::size_t v = 0; v < nv; ++v) {
+      if (v * N % 16 == 0) hwy::Prefetch(pf + v * N);
+      const auto c = code_of(hn::LoadU(df, x + v * N), hn::Set(df, r[v >> lg]));
+      if (out32) {
+        hn::StoreU(c, di, out32 + v * N);
+      } else {
+        StoreCodeBytes(di, c, out8 + v * N);
+      }
+    }
+    i = nv * N;
+    k = i / bw;
+    first = bw - i % bw;  // what is left of block k
+  }
+  for (bool head = true; i < len; head = false) {
+    const std::size_t cnt = std::min(len - i, head ? first : bw);
     const auto vr = hn::Set(df, r[k]);
     at = i;
     auto codes = [&](const float* src) QSCHEME_INLINE_LAMBDA {
       if (at % 16 == 0) hwy::Prefetch(pf + at);
       at += N;
-      const auto t = StepT<kOp, decltype(df)>(hn::LoadU(df, src), vr);
-      if constexpr (kKind == 0) {
-        return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
-      } else {
-        return StepFloatCodes<kKind == 2>(df, t, mp);
-      }
+      return code_of(hn::LoadU(df, src), vr);
     };
     if (out32) {
       ForEachVectorPadded(x + i, out32 + i, cnt, N, [&](const float* src, std::int32_t* dst) QSCHEME_INLINE_LAMBDA { hn::StoreU(codes(src), di, dst); });
