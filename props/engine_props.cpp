@@ -218,6 +218,39 @@ RC_BOOST_PROP(fast_matches_reference_for_every_recipe_it_runs, ()) {
   RC_ASSERT(decoded.value() == *r);
 }
 
+// The f32-step recipes on what the units stage takes from them: rows of several blocks of 16 or
+// 32 with given f32 scales, each block quantized under its own operand, in both outputs. (The
+// recipe property above draws such rows but seldom: most of its shapes hold one block per row.)
+RC_BOOST_PROP(step_recipes_quantize_every_block_of_a_row_under_its_own_scale, ()) {
+  const bool torch = *rc::gen::arbitrary<bool>();
+  const int bw = *rc::gen::element(16, 32);
+  Case c;
+  const std::string kind = torch ? "q8f" : *rc::gen::element<std::string>("q8s", "q8f", "q4s:packed-u32(0)", "e4m3");
+  c.scheme = parse_scheme(kind + ":block[" + std::to_string(bw) + "]=f32").value();
+  c.shape = {*rc::gen::inRange<std::uint64_t>(1, 4),
+             *rc::gen::inRange<std::uint64_t>(2 * static_cast<std::uint64_t>(bw), 6 * static_cast<std::uint64_t>(bw) + 6)};
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x = *tensor_for(c.scheme, l);
+  if (torch) {
+    c.options = recipe_options(*find_recipe("torch-qint8").value(), {});
+  } else {
+    c.options.profile = Profile::onnx;
+  }
+  c.options.scales = *given_scales_for(c.scheme, l);
+  RC_TAG(torch ? "torch-qint8" : "onnx");
+  RC_LOG() << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  for (fast::OutputPolicy policy : {fast::OutputPolicy::single_pass, fast::OutputPolicy::untouched_on_error}) {
+    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+    const Status st =
+        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), policy);
+    RC_ASSERT(st.ok() == r.ok());
+    if (r.ok()) RC_ASSERT(out == reference::encode(*r).value());
+    if (!r.ok()) RC_ASSERT(st.to_string() == r.status().to_string());
+  }
+}
+
 // Zero given scales over sparse data: both engines name the first offending element in
 // row-major order and its block. With N-D blocks that block is often not the lowest-numbered
 // offending one (classified below), which is where the two rules differ.
