@@ -302,10 +302,9 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           continue;
         }
         if (given) {
-          // The unit's block maxima, where a zero scale needs them: from the prepass, or here in
-          // one pass. The codes are clamped unless the prepass's maxima show every block within
-          // range: comparing each block's maximum with its scale here cost more than the clamp.
-          const bool unit_maxima = !prepass && gf.zero;
+          // The unit's block maxima, where they are to be had: from the prepass when a zero scale
+          // needs them there, here in one pass when a zero scale or the clamp does.
+          const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
           if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
           if (unit_maxima) a = s.amax.get();
           if (!prepass) {
