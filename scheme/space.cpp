@@ -18,7 +18,7 @@ std::vector<Scheme> cross(std::span<const Value> values, const std::vector<Store
     for (Store st : stores) {
       for (Mode m : modes) {
         for (const auto& t : tensors) {
-          for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b});
+          for (const auto& b : blocks) out.push_back(Scheme{v, st, m, t, b, std::nullopt});
         }
       }
     }
@@ -80,8 +80,7 @@ const std::vector<Scheme>& extension_space() {
       for (Mode m : axis_modes) {
         for (const AxisLevel& a : {AxisLevel{0, ScaleDtype::f32}, AxisLevel{1, ScaleDtype::f16},
                                    AxisLevel{1, ScaleDtype::ue8m0}}) {
-          Scheme s{v, Store::native(), m, std::nullopt, std::nullopt};
-          s.axis = a;
+          const Scheme s{v, Store::native(), m, std::nullopt, std::nullopt, a};
           out.push_back(s);
         }
       }
