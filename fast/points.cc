@@ -1,5 +1,7 @@
 #include "fast/points.hpp"
 
+#include "fast/log2f_thresholds.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <string>
@@ -12,11 +14,17 @@ Status not_yet(const Rules& r) {
                                                     format_rules(r) + "); use --engine reference");
 }
 
-// The exact profile's point with r's scale step (scale and arithmetic) put in.
-bool exact_but_scale_step(const Rules& r) {
+// The exact profile's point with r's scale step (scale and arithmetic) put in; with mx_steps,
+// microxcaling's codes too (f32 division, floor(f32(q + 0.5)), +0 for a zero quotient).
+bool exact_but_scale_step(const Rules& r, bool mx_steps) {
   Rules e = profile_rules(Profile::exact);
   e.scale = r.scale;
   e.arithmetic = r.arithmetic;
+  if (mx_steps) {
+    e.quotient = rule::Quotient::f32_divide;
+    e.float_ties = rule::Ties::half_away_f32_add;
+    e.zero_sign = rule::ZeroSign::zero_quotient_positive;
+  }
   return e == r;
 }
 
@@ -39,6 +47,7 @@ ScalePick pick_of(const Rules& r) {
       case ScaleRounding::ocp_floor: return ScalePick::ocp_floor;
       case ScaleRounding::torchao_ceil: return ScalePick::torchao_ceil;
       case ScaleRounding::torchao_even: return ScalePick::torchao_even;
+      case ScaleRounding::log2f_floor: return ScalePick::log2f_floor;
       default: return ScalePick::profile;
     }
   }
@@ -67,9 +76,15 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
     p.torch_codes = true;
     return p;
   }
-  if (!exact_but_scale_step(r)) return not_yet(r);
+  p.mx_steps = exact_but_scale_step(r, true);
+  if (!p.mx_steps && !exact_but_scale_step(r, false)) return not_yet(r);
   p.pick = pick_of(r);
   if (p.pick == ScalePick::profile) return not_yet(r);
+  // microxcaling's codes run on calibrated exponent scales over minifloats (its only use).
+  if (p.mx_steps && (options.scales || p.pick == ScalePick::rceil || !info(s.value).is_float || s.two_level() ||
+                     s.scale_dtype() != ScaleDtype::ue8m0 || options.calibration != Calibration::minmax)) {
+    return not_yet(r);
+  }
   // Given scales are rounded up as the exact profile rounds them (validate_rules admits them
   // under rceil only); rceil runs on one calibrated level of ue8m0 scales over a minifloat kind,
   // with max |x| as its statistic.
@@ -107,7 +122,9 @@ ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {
   spec_.rule = pick == ScalePick::ocp_floor      ? ExponentRuleKind::ocp_floor
                : pick == ScalePick::torchao_ceil ? ExponentRuleKind::torchao_ceil
                : pick == ScalePick::torchao_even ? ExponentRuleKind::torchao_even
+               : pick == ScalePick::log2f_floor  ? ExponentRuleKind::log2f_floor
                                                  : ExponentRuleKind::rceil;
+  spec_.log2_thresholds = log2f_thresholds();
   spec_.emax = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
   const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
   spec_.half_unit = std::uint32_t{1} << (22 - mantissa_bits);

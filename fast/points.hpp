@@ -17,9 +17,10 @@
 namespace qscheme::fast::detail {
 
 // How a calibrated block's scale follows from its max |x| where a point's rule is not a
-// profile's (docs/SEMANTICS.md section 11): one of the ue8m0 exponent rules, or rceil
+// profile's (docs/SEMANTICS.md section 11): one of the ue8m0 exponent rules (ocp-floor,
+// torchao's ceil and even, microxcaling's log2f-floor), or rceil
 // (arithmetic=f32-reciprocal, scale=up: the smallest power of two >= f32(amax * f32(1 / M))).
-enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_even, rceil };
+enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_even, rceil, log2f_floor };
 
 struct Point {
   QuantizeOptions options;  // the profile the point runs as, rules cleared
@@ -28,6 +29,10 @@ struct Point {
   // to even; NaN, +-inf and 2^63 and beyond give lo (torch's INT64_MIN, then the clamp), the rest
   // clamped to [lo, hi]. The stored scales are the given ones.
   bool torch_codes = false;
+  // microxcaling's codes under an exponent rule (recipe microxcaling): t = f32(x / 2^k), rounded
+  // onto the minifloat's grid by floor(f32(q + 0.5)) of q = |t| on its binade's quantum, t's sign,
+  // +0 for a zero t; else the exact profile's codes of x / 2^k.
+  bool mx_steps = false;
 };
 
 // The point options ask for: a profile's point as that profile; any other checked as the
@@ -50,6 +55,7 @@ class ExponentRule {
       case ScalePick::ocp_floor: return step<ScalePick::ocp_floor>(a);
       case ScalePick::torchao_ceil: return step<ScalePick::torchao_ceil>(a);
       case ScalePick::torchao_even: return step<ScalePick::torchao_even>(a);
+      case ScalePick::log2f_floor: return step<ScalePick::log2f_floor>(a);
       default: return step<ScalePick::rceil>(a);
     }
   }
@@ -71,6 +77,13 @@ class ExponentRule {
         const std::uint32_t rounded = (a + spec_.half_unit) & 0xFF800000u;
         if ((rounded >> 23) == 0xFFu) return 0xFFu;
         return biased(static_cast<int>(rounded >> 23) - 127 - spec_.emax);
+      }
+      case ScalePick::log2f_floor: {
+        // A zero or subnormal a (microxcaling takes 2^-126 for 0) clamps to 2^-127 in every kind.
+        const std::uint32_t field = a >> 23;
+        if (field == 0) return 0;
+        const int up = (a & 0x7FFFFFu) >= spec_.log2_thresholds[field] ? 1 : 0;
+        return biased(static_cast<int>(field) - 127 + up - spec_.emax);
       }
       default: {
         // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'

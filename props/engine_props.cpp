@@ -121,7 +121,8 @@ RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
 }
 
 // Some elements set to the edges of the ue8m0 exponent rules (powers of two, an ulp either side,
-// the half-up points of torchao-even, f32's largest values), and some to -0, whose codes the
+// the half-up points of torchao-even, f32's largest values, up to 96 ulps below a power of two
+// for log2f-floor), and some to -0, whose codes the
 // zero-sign rules decide (onnx's e2m1 +0).
 void set_rule_edges(std::vector<float>& x) {
   if (!x.empty() && *rc::gen::inRange(0, 2) == 0) {
@@ -129,7 +130,9 @@ void set_rule_edges(std::vector<float>& x) {
     for (int i = 0; i < k; ++i) {
       const std::uint32_t base = *rc::gen::element(0x3F800000u, 0x3FC00000u, 0x3FE00000u, 0x3FF00000u, 0x7F700000u,
                                                    0x7F780000u, 0x00400000u, 0x00800000u);
-      const std::uint32_t bits = base + static_cast<std::uint32_t>(*rc::gen::inRange(-1, 2)) +
+      // An ulp either side, or up to 96 below: log2f-floor's thresholds lie 0 to 90 ulps below 2^n.
+      const int ulps = *rc::gen::inRange(0, 4) == 0 ? *rc::gen::inRange(-96, 0) : *rc::gen::inRange(-1, 2);
+      const std::uint32_t bits = base + static_cast<std::uint32_t>(ulps) +
                                  (base >= 0x00800000u && base < 0x7F000000u
                                       ? static_cast<std::uint32_t>(*rc::gen::inRange(-8, 8)) << 23
                                       : 0u);
@@ -270,7 +273,8 @@ RC_BOOST_PROP(step_recipes_quantize_every_block_of_a_row_under_its_own_scale, ()
 RC_BOOST_PROP(mx_recipes_match_the_reference_on_blocks_the_units_decline, ()) {
   static const std::vector<const Recipe*> mx = [] {
     std::vector<const Recipe*> v;
-    for (const char* n : {"ocp-mx", "torchao-mx-floor", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil"}) {
+    for (const char* n :
+         {"ocp-mx", "torchao-mx-floor", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil", "microxcaling"}) {
       v.push_back(find_recipe(n).value());
     }
     return v;

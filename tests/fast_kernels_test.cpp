@@ -437,7 +437,9 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
       }
     }
     for (int fmt = 0; fmt < 3; ++fmt) {
-      for (bool zero_plus : {false, true}) specs.push_back({op, k::StepTie::even, k::StepSaturation::clamp, zero_plus, 0, 0, fmt});
+      for (k::StepTie tie : {k::StepTie::even, k::StepTie::away}) {
+        for (bool zero_plus : {false, true}) specs.push_back({op, tie, k::StepSaturation::clamp, zero_plus, 0, 0, fmt});
+      }
     }
   }
   ForEachTarget([&] {

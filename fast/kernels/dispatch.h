@@ -53,6 +53,8 @@ enum class ExponentRuleKind : std::uint8_t {
   torchao_even,  // a's pattern + half a unit of the element's last mantissa bit, then as ocp_floor
                  // on the field (p = 0xFF where that carries into f32's inf exponent: an error)
   rceil,         // the least power of two >= u = f32(a * rcp_m), at least 2^-127
+  log2f_floor,   // floor(f32(log2 a)) - emax: one exponent more where a's mantissa reaches
+                 // log2_thresholds[a's field] (log2 rounded up onto the next integer)
 };
 struct ExponentSpec {
   ExponentRuleKind rule = ExponentRuleKind::ocp_floor;
@@ -60,6 +62,7 @@ struct ExponentSpec {
   std::uint32_t half_unit = 0;  // torchao_even: half of the element's last mantissa bit, in a's pattern
   float rcp_m = 1;              // rceil: f32(1 / M), M the element kind's largest magnitude
   double W = 1;                 // hi - lo of the element kind (the clamp test of ExponentFacts)
+  const std::uint32_t* log2_thresholds = nullptr;  // log2f_floor: 256 mantissa thresholds (fast/log2f_thresholds.hpp)
 };
 // What exponent_scales found besides the scales.
 struct ExponentFacts {
@@ -107,7 +110,8 @@ struct CodeSpec {
 // (multiply), then for integers t rounded by `tie` (even: ties to even; away: half away from
 // zero) and saturated by `saturation` (clamp: to [lo, hi]; int64_min_then_clamp: NaN and
 // t >= 2^63 give lo, the rest clamped), for minifloats t cast onto the grid of fmt by
-// round-to-nearest-even, saturating, with t's sign (zero_plus: a zero t gives +0).
+// round-to-nearest-even (tie even) or microxcaling's floor(f32(q + 0.5)) of q = |t| on its
+// binade's quantum (tie away), saturating, with t's sign (zero_plus: a zero t gives +0).
 enum class StepOp : std::uint8_t { divide, multiply };
 enum class StepTie : std::uint8_t { even, away };
 enum class StepSaturation : std::uint8_t { clamp, int64_min_then_clamp };

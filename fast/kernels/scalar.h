@@ -5,6 +5,7 @@
 // tests/fast_kernels_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -84,6 +85,18 @@ inline int mini_encode(double y, bool neg, int fmt) {
   return best | (neg ? mi.sign : 0);
 }
 
+// microxcaling's rounding of |t| onto the grid of fmt, as the grid value (beyond max: saturated
+// by mini_encode): q = |t| / 2^qe on the quantum of |t|'s binade (the subnormal quantum below the
+// normals), floor(f32(q + 0.5)) * 2^qe.
+inline double half_away_f32_add(float t, int fmt) {
+  const MiniInfo& mi = kMini[fmt];
+  const float a = std::fabs(t);
+  if (a == 0.0f || std::isinf(a)) return a;
+  const int qe = std::max(std::ilogb(a) - mi.m, mi.emin - mi.m);
+  const float q = std::ldexp(a, -qe);
+  return std::ldexp(static_cast<double>(std::floor(q + 0.5f)), qe);
+}
+
 // ---- scalar twins of the kernels -----------------------------------------------------------
 
 inline std::uint32_t max_abs_bits(const float* x, std::size_t n) {
@@ -151,6 +164,7 @@ inline std::int32_t step_code(float x, float r, const kernels::StepSpec& s) {
   const float t = s.op == kernels::StepOp::divide ? x / r : x * r;
   if (s.fmt >= 0) {
     if (s.zero_plus && t == 0.0f) return 0;
+    if (s.tie == kernels::StepTie::away) return mini_encode(half_away_f32_add(t, s.fmt), std::signbit(t), s.fmt);
     return mini_encode(static_cast<double>(t), std::signbit(t), s.fmt);
   }
   const float q = s.tie == kernels::StepTie::even ? std::nearbyint(t) : round_half_away(t);

@@ -443,6 +443,11 @@ HWY_INLINE ExponentFacts ExponentScalesT(const std::uint32_t* HWY_RESTRICT amax,
       const auto is_inf = hn::Eq(rf, ff);
       nan_m = hn::Or(nan_m, is_inf);
       p = hn::IfThenElse(is_inf, ff, biased(hn::Sub(hn::Sub(rf, v127), emax)));
+    } else if constexpr (kRule == ExponentRuleKind::log2f_floor) {
+      // A zero or subnormal a lies below 2^-126, where every kind's scale clamps to 2^-127.
+      const auto thr = hn::GatherIndex(di, reinterpret_cast<const std::int32_t*>(s.log2_thresholds), field);
+      const auto up = hn::IfThenZeroElse(hn::Gt(thr, hn::And(a, mant_mask)), one_i);
+      p = hn::IfThenZeroElse(hn::Eq(field, zero), biased(hn::Sub(hn::Add(hn::Sub(field, v127), up), emax)));
     } else {
       const auto u = hn::BitCast(di, hn::Mul(hn::BitCast(df, a), hn::Set(df, s.rcp_m)));
       const auto up = biased(hn::Add(hn::Sub(hn::ShiftRight<23>(u), v127), any_mant(u)));
@@ -496,6 +501,7 @@ HWY_NOINLINE ExponentFacts ExponentScalesImpl(const std::uint32_t* HWY_RESTRICT 
     case ExponentRuleKind::ocp_floor: return ExponentScalesT<ExponentRuleKind::ocp_floor>(amax, nb, s, bits, e, inv);
     case ExponentRuleKind::torchao_ceil: return ExponentScalesT<ExponentRuleKind::torchao_ceil>(amax, nb, s, bits, e, inv);
     case ExponentRuleKind::torchao_even: return ExponentScalesT<ExponentRuleKind::torchao_even>(amax, nb, s, bits, e, inv);
+    case ExponentRuleKind::log2f_floor: return ExponentScalesT<ExponentRuleKind::log2f_floor>(amax, nb, s, bits, e, inv);
     default: return ExponentScalesT<ExponentRuleKind::rceil>(amax, nb, s, bits, e, inv);
   }
 }

@@ -62,25 +62,44 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF>
   return hn::ConvertTo(di, c);
 }
 
+// microxcaling's rounding of a = |t| (f32 lanes, not NaN) onto a minifloat's grid, as the grid
+// value y: q = a / 2^qe on the quantum of a's binade, qe = max(E - m, emin - m) (E = floor(log2 a);
+// a subnormal f32 lies far below every kind's least quantum), then y = floor(f32(q + 0.5)) * 2^qe.
+// Both scalings are exact (powers of two, q < 2^(m+1) or tiny, y on the grid or 2^(emax+1)); the
+// one rounding is the f32 addition, which is the rule: for q just below a half it rounds up.
+// An inf a gives inf, which the grid's saturation takes.
+template <class DF>
+HWY_INLINE hn::Vec<DF> HalfAwayF32AddGrid(DF df, hn::Vec<DF> a, const MiniParams& mp) {
+  const hn::RebindToSigned<DF> di;
+  const auto field = hn::ShiftRight<23>(hn::BitCast(di, a));
+  const auto qe = hn::Max(hn::Sub(field, hn::Set(di, 127 + mp.m)), hn::Set(di, mp.emin - mp.m));
+  const auto down = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 127), qe)));  // 2^-qe
+  const auto up = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Set(di, 127), qe)));    // 2^qe
+  return hn::Mul(hn::Floor(hn::Add(hn::Mul(a, down), hn::Set(df, 0.5f))), up);
+}
+
 // Minifloat codes of t (f32 lanes, not NaN): the magnitude's code in f64 lanes (MiniMagCode,
-// exact for every f32), t's sign; with kPlusZero a zero t (either sign) gives +0.
-template <bool kPlusZero, class DF>
+// exact for every f32), t's sign; with kPlusZero a zero t (either sign) gives +0. kAway: the
+// magnitude rounded first by HalfAwayF32AddGrid, onto the grid, where MiniMagCode's own rounding
+// changes nothing.
+template <bool kPlusZero, bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
   const hn::Rebind<std::int32_t, DF> di;
   const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const hn::Rebind<std::int32_t, decltype(dh)> dhi;
+  const auto mag = kAway ? HalfAwayF32AddGrid(df, hn::Abs(t), mp) : hn::Abs(t);
   auto half_code = [&](hn::Vec<decltype(dh)> th) {
-    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
+    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, th), mp.m, mp.emin, mp.vmax));
   };
-  const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+  const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, mag)), half_code(hn::LowerHalf(dh, mag)));
   auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
   if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
   return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
 }
 
 // The spec's rules as template arguments, so that the hot loop carries no branch on them.
-// kKind: 0 integers, 1 minifloats, 2 minifloats whose zero t gives +0.
+// kKind: 0 integers; minifloats 1 + (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0).
 template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
 HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
@@ -104,7 +123,7 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
     if constexpr (kKind == 0) {
       return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
     } else {
-      return StepFloatCodes<kKind == 2>(df, t, mp);
+      return StepFloatCodes<(kKind - 1) % 2 == 1, (kKind >= 3)>(df, t, mp);
     }
   };
   if (bw != 0 && start % bw == 0 && bw % N == 0 && ((bw / N) & (bw / N - 1)) == 0) {
@@ -150,16 +169,20 @@ HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, 
                                   const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                   std::uint8_t* HWY_RESTRICT out8) {
   if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8);
-  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, 2>(x, len, start, bw, r, s, out32, out8);
-  QuantizeStepsT<kOp, kTie, kSat, 1>(x, len, start, bw, r, s, out32, out8);
+  constexpr int kMini = kTie == StepTie::away ? 3 : 1;
+  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8);
+  QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8);
 }
 
 template <StepOp kOp>
 HWY_INLINE void QuantizeStepsOp(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                 const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                 std::uint8_t* HWY_RESTRICT out8) {
-  // Minifloats round to even and saturate by the grid alone: one instance for them.
-  if (s.fmt >= 0) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  // Minifloats saturate by the grid alone: one instance per rounding.
+  if (s.fmt >= 0) {
+    if (s.tie == StepTie::away) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  }
   const bool torch_sat = s.saturation == StepSaturation::int64_min_then_clamp;
   if (s.tie == StepTie::even) {
     if (torch_sat) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
