@@ -329,6 +329,11 @@ inline const std::vector<Kernel>& kernels() {
        .api = Api::bytes_single_pass, .recipe = "torchao-mx-rceil"},
       {.name = "quantize mxfp4 ocp-mx", .scheme = "mxfp4", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
+      // microxcaling: its exponent rule, f32 division and its own minifloat rounding (mx_steps.hpp).
+      {.name = "quantize mxfp8 microxcaling", .scheme = "mxfp8", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},
+      {.name = "quantize mxfp4 microxcaling", .scheme = "mxfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},
       // The f32-step recipes over given f32 scales (the input's own, calibrated by the exact
       // profile), q8_0's blocks with f32 scales, against the exact profile's codes of the same.
       {.name = "quantize q8s:block[32]=f32 given scales", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,

@@ -347,8 +347,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           facts.any_far = xf.any_far;
           cs.clamp = !(clamp_kind && !xf.out_of_range);
           if (point.mx_steps) {
-            // microxcaling's codes: the f32 steps of x / 2^k (2^-127 is an f32 subnormal).
-            for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_divisor(s.bits[k]);
+            // microxcaling's codes: the f32 steps of x / 2^k (mx_steps.hpp).
+            for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_multiplier(s.bits[k]);
             const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
             if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
             kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes);

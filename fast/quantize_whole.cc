@@ -68,13 +68,13 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
 
   if (point.mx_steps) {
     // microxcaling's codes: the f32 steps of x / 2^k per block (mx_steps.hpp).
-    std::vector<float> divisor(nb);
-    for (std::uint64_t j = 0; j < nb; ++j) divisor[j] = static_cast<float>(sc.ee[j]);  // 2^-127 included
+    std::vector<float> multiplier(nb);
+    for (std::uint64_t j = 0; j < nb; ++j) multiplier[j] = mx_multiplier(scale_bits[j]);
     const kernels::StepSpec spec = mx_step_spec(scheme.value);
     for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                            std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
       for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
-        kf.quantize_steps(x + off + r0, len, 0, bw, divisor.data() + b, spec, codes + off + r0, nullptr);
+        kf.quantize_steps(x + off + r0, len, 0, bw, multiplier.data() + b, spec, codes + off + r0, nullptr);
       });
     });
     return {};

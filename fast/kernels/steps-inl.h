@@ -13,6 +13,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -62,37 +63,49 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF>
   return hn::ConvertTo(di, c);
 }
 
-// microxcaling's rounding of a = |t| (f32 lanes, not NaN) onto a minifloat's grid, as the grid
-// value y: q = a / 2^qe on the quantum of a's binade, qe = max(E - m, emin - m) (E = floor(log2 a);
-// a subnormal f32 lies far below every kind's least quantum), then y = floor(f32(q + 0.5)) * 2^qe.
-// Both scalings are exact (powers of two, q < 2^(m+1) or tiny, y on the grid or 2^(emax+1)); the
-// one rounding is the f32 addition, which is the rule: for q just below a half it rounds up.
-// An inf a gives inf, which the grid's saturation takes.
+// microxcaling's rounding of a = |t| (f32 lanes, not NaN) onto a minifloat's grid, as the
+// magnitude code: q = a / 2^qe on the quantum of a's binade (the subnormal quantum 2^(emin-m)
+// below 2^emin), then floor(f32(q + 0.5)). The f32 addition is the rule's one rounding, and it
+// matters only in the subnormal binade: there, for q just below a half, it rounds up. From 2^emin
+// on, q lies in [2^m, 2^(m+1)) on a grid of 2^(m-23), so q + 0.5 is exact below 2^(m+1) and
+// rounds only within [2^(m+1), 2^(m+1) + 0.5): floor(f32(q + 0.5)) is q rounded half away from
+// zero, i.e. half a unit of the code's last mantissa bit added to a's pattern, the bits below it
+// dropped. The carry into the exponent is the next binade's code,
+// and codes grow with values, so the saturation is a min (an inf a included).
 template <class DF>
-HWY_INLINE hn::Vec<DF> HalfAwayF32AddGrid(DF df, hn::Vec<DF> a, const MiniParams& mp) {
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfAwayF32AddCode(DF df, hn::Vec<DF> a, const MiniParams& mp) {
   const hn::RebindToSigned<DF> di;
-  const auto field = hn::ShiftRight<23>(hn::BitCast(di, a));
-  const auto qe = hn::Max(hn::Sub(field, hn::Set(di, 127 + mp.m)), hn::Set(di, mp.emin - mp.m));
-  const auto down = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 127), qe)));  // 2^-qe
-  const auto up = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Set(di, 127), qe)));    // 2^qe
-  return hn::Mul(hn::Floor(hn::Add(hn::Mul(a, down), hn::Set(df, 0.5f))), up);
+  const int shift = 23 - mp.m;
+  // Normal binades: a's pattern rounded to m mantissa bits, less the bias difference.
+  const auto rounded = hn::ShiftRightSame(hn::Add(hn::BitCast(di, a), hn::Set(di, 1 << (shift - 1))), shift);
+  const auto normal = hn::Sub(rounded, hn::Set(di, (127 + mp.emin - 1) << mp.m));
+  const auto code = hn::Min(normal, hn::Set(di, mp.max_code));
+  // The subnormal binade, which calibrated blocks of ordinary data seldom reach: q = a * 2^(m -
+  // emin), exact; its code is floor(f32(q + 0.5)).
+  const auto in_sub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.emin)))));
+  if (HWY_LIKELY(hn::AllFalse(di, in_sub))) return code;
+  const auto q = hn::Mul(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.m - mp.emin))));
+  return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Floor(hn::Add(q, hn::Set(df, 0.5f)))), code);
 }
 
 // Minifloat codes of t (f32 lanes, not NaN): the magnitude's code in f64 lanes (MiniMagCode,
-// exact for every f32), t's sign; with kPlusZero a zero t (either sign) gives +0. kAway: the
-// magnitude rounded first by HalfAwayF32AddGrid, onto the grid, where MiniMagCode's own rounding
-// changes nothing.
+// exact for every f32) or, kAway, microxcaling's (HalfAwayF32AddCode); t's sign; with kPlusZero a
+// zero t (either sign) gives +0.
 template <bool kPlusZero, bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
   const hn::Rebind<std::int32_t, DF> di;
-  const hn::Half<DF> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
-  const hn::Rebind<std::int32_t, decltype(dh)> dhi;
-  const auto mag = kAway ? HalfAwayF32AddGrid(df, hn::Abs(t), mp) : hn::Abs(t);
-  auto half_code = [&](hn::Vec<decltype(dh)> th) {
-    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, th), mp.m, mp.emin, mp.vmax));
-  };
-  const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, mag)), half_code(hn::LowerHalf(dh, mag)));
+  hn::Vec<decltype(di)> code;
+  if constexpr (kAway) {
+    code = HalfAwayF32AddCode(df, hn::Abs(t), mp);
+  } else {
+    const hn::Half<DF> dh;
+    const hn::Rebind<double, decltype(dh)> dd;
+    const hn::Rebind<std::int32_t, decltype(dh)> dhi;
+    auto half_code = [&](hn::Vec<decltype(dh)> th) {
+      return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
+    };
+    code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+  }
   auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
   if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
   return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
