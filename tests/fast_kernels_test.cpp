@@ -488,6 +488,50 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
   });
 }
 
+// microxcaling's rounding (StepTie::away on a minifloat) where the f32 addition decides: e4m3's
+// codes worked by hand (subnormal quantum 2^-9, so q = 2^9 a there), on every target. A quotient
+// q = 0.5 - 2^-25 gives f32(q + 0.5) = 1 (a tie, to even), so code 1 where exact rounding half
+// away gives 0; q = 0.5 - 2^-24 gives 1 - 2^-24, code 0; ties in the normal binades go away from
+// zero (1.0625 to 1.125, 0x39, where ties to even give 0x38), as do the subnormal binade's (q =
+// 4.5 to 5); beyond 448, 0x7E; a negative t that rounds to 0 keeps -0, a zero t gives +0.
+BOOST_AUTO_TEST_CASE(microxcaling_rounding_at_the_f32_addition_edges) {
+  struct Want {
+    float x;
+    std::int32_t code;
+  };
+  const std::vector<Want> wants = {
+      {0x1p-10f, 0x01},       {0x1p-10f * (1.0f - 0x1p-24f), 0x01}, {0x1p-10f * (1.0f - 0x1p-23f), 0x00},
+      {-0x1p-10f * (1.0f - 0x1p-23f), 0x80}, {-0.0f, 0x00},    {0.0f, 0x00},
+      {1.0625f, 0x39},        {1.1875f, 0x3A},                     {-1.0625f, 0xB9},
+      {464.0f, 0x7E},         {0x1p-9f * 4.5f, 0x05},                   {0x1p-6f * (1.0f - 0x1p-24f), 0x08},
+      {3e38f, 0x7E},          {0x1p-149f, 0x00},
+  };
+  k::StepSpec sp{k::StepOp::multiply, k::StepTie::away, k::StepSaturation::clamp, true, 0, 0, 0};
+  ForEachTarget([&] {
+    // Repeated so that every lane position and the padded tail meet each value.
+    for (std::size_t rep : {std::size_t{1}, std::size_t{5}}) {
+      std::vector<float> x;
+      std::vector<std::int32_t> want;
+      for (std::size_t i = 0; i < rep; ++i) {
+        for (const Want& w : wants) {
+          x.push_back(w.x);
+          want.push_back(w.code);
+        }
+      }
+      const float r = 1.0f;
+      std::vector<std::int32_t> got(x.size()), twin(x.size());
+      k::Get().quantize_steps(x.data(), x.size(), 0, 0, &r, sp, got.data(), nullptr);
+      sc::quantize_steps(x.data(), x.size(), 0, 0, &r, sp, twin.data(), nullptr);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        BOOST_TEST_CONTEXT("x " << x[i]) {
+          BOOST_TEST(got[i] == want[i]);
+          BOOST_TEST(twin[i] == want[i]);
+        }
+      }
+    }
+  });
+}
+
 BOOST_AUTO_TEST_CASE(quantize_burn) {
   ForEachTarget([] {
     for (float e : BurnScales()) {
