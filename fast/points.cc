@@ -124,7 +124,8 @@ ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {
                : pick == ScalePick::torchao_even ? ExponentRuleKind::torchao_even
                : pick == ScalePick::log2f_floor  ? ExponentRuleKind::log2f_floor
                                                  : ExponentRuleKind::rceil;
-  spec_.log2_thresholds = log2f_thresholds();
+  // Built on first use (254 expm1 calls): only a log2f-floor call pays for it.
+  if (pick == ScalePick::log2f_floor) spec_.log2_thresholds = log2f_thresholds();
   spec_.emax = v == Value::e4m3 ? 8 : v == Value::e5m2 ? 15 : 2;
   const int mantissa_bits = v == Value::e4m3 ? 3 : v == Value::e5m2 ? 2 : 1;
   spec_.half_unit = std::uint32_t{1} << (22 - mantissa_bits);
