@@ -12,6 +12,7 @@
 
 #include "fast/bytes_plan.hpp"
 #include "fast/fast.hpp"
+#include "fast/log2f_thresholds.hpp"
 #include "oracle/edge_tensors.hpp"
 #include "props/engine_support.h"
 #include "props/generators.h"
@@ -298,6 +299,58 @@ RC_BOOST_PROP(mx_recipes_match_the_reference_on_blocks_the_units_decline, ()) {
                                             out.size(), fast::OutputPolicy::untouched_on_error);
   RC_ASSERT(st.ok() == r.ok());
   if (r.ok()) RC_ASSERT(out == reference::encode(*r).value());
+}
+
+// The exponent rules on the units stage's blocks (the MX presets, whose rows the units take),
+// every block's max |x| drawn at a rule's edge: a power of two or an ulp either side, torchao-even's
+// half-up point, log2f-floor's threshold in its binade or the f32 below it. The kernel that
+// applies a rule to a unit's blocks at once (kernels::exponent_scales) then meets each edge as
+// the block maximum, where a rule one ulp off changes the scale.
+RC_BOOST_PROP(exponent_rules_match_the_reference_at_their_edges_on_the_units_stage, ()) {
+  static const std::vector<const Recipe*> mx = [] {
+    std::vector<const Recipe*> v;
+    for (const char* n : {"ocp-mx", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil", "microxcaling"}) {
+      v.push_back(find_recipe(n).value());
+    }
+    return v;
+  }();
+  const Recipe* recipe = *rc::gen::elementOf(mx);
+  Case c;
+  c.scheme = parse_scheme(*rc::gen::element<std::string>("mxfp8", "mxfp8-e5m2", "mxfp4")).value();
+  c.shape = {*rc::gen::inRange<std::uint64_t>(1, 4), 32 * *rc::gen::inRange<std::uint64_t>(1, 9)};
+  c.options = recipe_options(*recipe, {});
+  const std::uint32_t* thr = fast::detail::log2f_thresholds();
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x.assign(l.elements, 0.0f);
+  for (std::size_t b = 0; b < l.elements / 32; ++b) {
+    const auto field = static_cast<std::uint32_t>(*rc::gen::inRange(100, 160));
+    std::uint32_t top = field << 23;
+    switch (*rc::gen::inRange(0, 4)) {
+      case 0: top += static_cast<std::uint32_t>(*rc::gen::inRange(-1, 2)); break;  // 2^k and its neighbours
+      case 1: top |= 0x7FFFFu + static_cast<std::uint32_t>(*rc::gen::inRange(0, 3)); break;  // half-up points
+      default:
+        if (thr[field] < 0x800000u) top |= thr[field] - static_cast<std::uint32_t>(*rc::gen::inRange(0, 2));
+        break;
+    }
+    const float t = f32_from_bits(top);
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, 32);
+    for (std::size_t i = 0; i < 32; ++i) {
+      const float u = static_cast<float>(*rc::gen::inRange(-99, 100)) / 100.0f;
+      c.x[b * 32 + i] = i == at ? (*rc::gen::arbitrary<bool>() ? -t : t) : t * u;
+    }
+  }
+  RC_TAG(std::string(recipe->name));
+  RC_LOG() << "recipe " << recipe->name << ", " << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_ASSERT(fast::detail::make_bytes_plan(c.scheme, l).fused);
+  for (fast::OutputPolicy policy : {fast::OutputPolicy::single_pass, fast::OutputPolicy::untouched_on_error}) {
+    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+    const Status st =
+        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), policy);
+    RC_ASSERT(st.ok() == r.ok());
+    if (r.ok()) RC_ASSERT(out == reference::encode(*r).value());
+    if (!r.ok()) RC_ASSERT(st.to_string() == r.status().to_string());
+  }
 }
 
 // Zero given scales over sparse data: both engines name the first offending element in
