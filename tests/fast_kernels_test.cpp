@@ -749,6 +749,67 @@ BOOST_AUTO_TEST_CASE(step_scales) {
   BOOST_TEST(pattern(3.4028235e38f, {1.0f, 2, k::StepOperand::reciprocal_or_zero, 127.0f}) == 0x7F80u);
 }
 
+// ggml's blocks to values against the scalar twin: every f16 scale class (zero, subnormal, normal,
+// the largest, inf, NaN, either sign) under every reading, codes at the fields' ends, and the
+// check alone agreeing with the values' verdict.
+BOOST_AUTO_TEST_CASE(dequant_ggml) {
+  std::mt19937 rng(11);
+  const std::uint16_t scales[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0x7BFF, 0x7C00, 0xFC00, 0x7C01,
+                                  0x7E00, 0xBC00, 0x83FF, 0x2E66};
+  ForEachTarget([&] {
+    for (bool nibbles : {false, true}) {
+      const std::size_t bytes = nibbles ? 18 : 34;
+      for (std::size_t nb : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{37}}) {
+        for (int trial = 0; trial < 6; ++trial) {
+          std::vector<std::uint8_t> in(nb * bytes);
+          for (std::uint8_t& b : in) b = static_cast<std::uint8_t>(rng());
+          for (std::size_t k = 0; k < nb; ++k) {
+            // Mostly scales every reading allows; now and then one of the classes above.
+            const std::uint16_t h = rng() % 3 == 0 ? scales[rng() % std::size(scales)] : static_cast<std::uint16_t>(rng() % 0x7C00);
+            in[k * bytes] = static_cast<std::uint8_t>(h);
+            in[k * bytes + 1] = static_cast<std::uint8_t>(h >> 8);
+            // Mostly codes above the standard range's least.
+            if (rng() % 2) for (std::size_t i = 2; i < bytes; ++i) if (in[k * bytes + i] == 0x80 || (nibbles && ((in[k * bytes + i] & 0xF) == 0 || (in[k * bytes + i] >> 4) == 0))) in[k * bytes + i] = 0x99;
+          }
+          for (int lo : {nibbles ? -8 : -128, nibbles ? -7 : -127}) {
+            for (int flags = 0; flags < 4; ++flags) {
+              const k::GgmlSpec sp{nibbles, lo, (flags & 1) != 0, (flags & 2) != 0};
+              BOOST_TEST_CONTEXT("nibbles " << nibbles << " nb " << nb << " lo " << lo << " flags " << flags) {
+                std::vector<float> a(nb * 32, 1.0f), b(nb * 32, 2.0f);
+                const bool ka = k::Get().dequant_ggml(in.data(), nb, sp, a.data());
+                const bool kb = sc::dequant_ggml(in.data(), nb, sp, b.data());
+                BOOST_TEST(ka == kb);
+                BOOST_TEST(k::Get().dequant_ggml(in.data(), nb, sp, nullptr) == kb);
+                if (ka && kb) {
+                  std::size_t at = 0;
+                  BOOST_TEST(BitEqual(a.data(), b.data(), a.size(), &at),
+                             "value " << at << ": simd " << std::hex << qscheme::f32_bits(a[at]) << " scalar "
+                                      << qscheme::f32_bits(b[at]));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+  // The twin at points worked out by hand: d = -1 (0xBC00) and code 0 give -0; d = inf and code 0
+  // x86's default NaN; a q4_0 byte 0x1F holds codes 15 - 8 = 7 (low) and 1 - 8 = -7 (high).
+  std::vector<std::uint8_t> q4(18, 0x88);
+  q4[0] = 0x00;
+  q4[1] = 0xBC;
+  q4[2] = 0x1F;
+  std::vector<float> v(32);
+  BOOST_TEST(sc::dequant_ggml(q4.data(), 1, {true, -8, true, false}, v.data()));
+  BOOST_TEST(qscheme::f32_bits(v[1]) == 0x80000000u);
+  BOOST_TEST(v[0] == -7.0f);
+  BOOST_TEST(v[16] == 7.0f);
+  q4[1] = 0x7C;
+  BOOST_TEST(sc::dequant_ggml(q4.data(), 1, {true, -8, false, true}, v.data()));
+  BOOST_TEST(qscheme::f32_bits(v[1]) == 0xFFC00000u);
+  BOOST_TEST(!sc::dequant_ggml(q4.data(), 1, {true, -8, true, false}, v.data()));
+}
+
 BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {
   // Rows longer than the kernel's 1024-float fold buffer, segment widths that do not divide it.
   ForEachTarget([] {

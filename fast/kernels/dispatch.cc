@@ -74,6 +74,7 @@ namespace qscheme::fast::kernels {
   X(dequant_burn_float, DequantBurnFloatImpl)              \
   X(dequant_row, DequantRowImpl)                           \
   X(dequant_codes, DequantCodesImpl)                       \
+  X(dequant_ggml, DequantGgmlImpl)                         \
   X(stream_copy, StreamCopyImpl)                           \
   X(lanes_f32, LanesF32Impl)                               \
   X(target, TargetImpl)

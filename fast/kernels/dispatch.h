@@ -148,6 +148,18 @@ struct StepScaleSpec {
   float hi = 127;
 };
 
+// What dequant_ggml reads: ggml's blocks (block_q8_0: the f16 scale d, little-endian, then 32 int8
+// codes; block_q4_0 (nibbles): d, then 16 bytes holding code i + 8 in byte i's low nibble and code
+// i + 16 + 8 in its high nibble), the least code allowed (-127 or -7 under a kind's standard range,
+// else the field's least: every code), and the scale patterns allowed: f16's finite non-negative
+// ones, and the negative and infinite ones a point adds (fast/points.hpp's StoredReading).
+struct GgmlSpec {
+  bool nibbles = false;
+  int lo = -128;
+  bool signed_scales = false;
+  bool inf_scales = false;
+};
+
 // Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
 // (ScaleDtype as int): f16 or ue4m3 scales (at most 11 significant bits, in [2^-24, 65504]) times
 // any value kind (at most 8 bits, magnitudes in [2^-16, 57344]) stay within 19 bits and
@@ -323,6 +335,12 @@ struct Kernels {
   // lanes divide bw and start.
   void (*dequant_codes)(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw,
                         const float* s, float g, const CodeSpec& c, float* out);
+  // ggml's blocks in[0 .. nb) (34 or 18 bytes each, GgmlSpec) to values: out[32k + i] =
+  // f32(code_i * d_k), the IEEE product of block k's i-th code and its scale (exact: 8 and 11
+  // significant bits), with IEEE's signs, infinities and 0 * inf (x86's default NaN 0xFFC00000).
+  // Returns false when some scale or code pattern is not allowed (out unspecified); out null:
+  // the check alone. Scalar twin: scalar::dequant_ggml.
+  bool (*dequant_ggml)(const std::uint8_t* in, std::size_t nb, const GgmlSpec& s, float* out);
   // Copies n bytes to dst with non-temporal stores (from dst's first vector-aligned byte; the
   // unaligned head and tail by plain stores), for outputs too large to stay in this core's caches:
   // a plain store first reads the line it writes (read for ownership), which a streaming store

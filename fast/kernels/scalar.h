@@ -245,6 +245,30 @@ inline void step_scale(std::uint32_t stat, const kernels::StepScaleSpec& s, std:
   }
 }
 
+// ggml's blocks to values (kernels::dequant_ggml), block by block: the f16 scale's value by its
+// fields in f64 (exact), the codes unpacked one by one, each product on host f32 arithmetic.
+inline bool dequant_ggml(const std::uint8_t* in, std::size_t nb, const kernels::GgmlSpec& s, float* out) {
+  bool ok = true;
+  const std::size_t bytes = s.nibbles ? 18 : 34;
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::uint8_t* b = in + k * bytes;
+    const std::uint32_t h = b[0] | (static_cast<std::uint32_t>(b[1]) << 8);
+    const std::uint32_t e = (h >> 10) & 0x1F, f = h & 0x3FF;
+    const bool negative = (h & 0x8000) != 0;
+    if ((e == 0x1F && f != 0) || (e == 0x1F && !s.inf_scales) || (negative && !s.signed_scales)) ok = false;
+    const double mag = e == 0x1F ? std::numeric_limits<double>::infinity()
+                       : e == 0  ? std::ldexp(static_cast<double>(f), -24)
+                                 : std::ldexp(static_cast<double>(f | 0x400), static_cast<int>(e) - 25);
+    const float d = static_cast<float>(negative ? -mag : mag);
+    for (std::size_t i = 0; i < 32; ++i) {
+      const int code = s.nibbles ? ((i < 16 ? b[2 + i] & 0xF : b[2 + i - 16] >> 4) - 8) : static_cast<std::int8_t>(b[2 + i]);
+      if (code < s.lo) ok = false;
+      if (out) out[k * 32 + i] = static_cast<float>(code) * d;
+    }
+  }
+  return ok;
+}
+
 inline void dequant_exact_int(const std::int32_t* c, std::size_t n, double e, float* out) {
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<double>(c[i]) * e);
 }
