@@ -110,9 +110,11 @@ def golden():
 
 # Flags of fuzz_differential.
 BURN, ABSMEAN, GIVEN, NARROW, GIVEN_OFF, GLOBAL_TOGGLE, NARROW_SCALES, EXTRA = (1 << i for i in range(8))
-# Flags of fuzz_decode_bytes: bits 3-4 pick one of ggml's recipes' points (GGML_RECIPES).
+# Flags of fuzz_decode_bytes: with RECIPE, bits 4-7 pick one of ggml's recipes' points
+# (GGML_RECIPES[(flags >> 4) % 3]).
 FIT = 1 << 1
 GGML = 1 << 2
+RECIPE = 1 << 3
 GGML_RECIPES = [("ggml-q8_0", "q8_0"), ("ggml-q8_0-x86", "q8_0"), ("ggml-q4_0", "q4f:packed-u32(0):block[32]=f16")]
 RECIPES_DIR = os.path.join(HERE, "..", "tests", "data", "recipes")
 
@@ -272,19 +274,19 @@ def ggml_block_seeds(out):
             blocks = f.read()
         shape = [30, 32]
         size = 18 if "q4" in scheme else 34
-        out.put(f"ggml_{recipe}", blocks + tensor_tail(scheme, shape, GGML | (k << 3), k % 4))
+        out.put(f"ggml_{recipe}", blocks + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), k % 4))
         out.put(f"ggml_{recipe}_exact", blocks + tensor_tail(scheme, shape, GGML, 0))
         out.put(f"ggml_{recipe}_burn", blocks + tensor_tail(scheme, shape, GGML | 1, 1))
         nan = bytearray(blocks)
         nan[3 * size + 1] = 0x7E
-        out.put(f"ggml_{recipe}_nan_scale", bytes(nan) + tensor_tail(scheme, shape, GGML | (k << 3), 2))
+        out.put(f"ggml_{recipe}_nan_scale", bytes(nan) + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 2))
         neg = bytearray(blocks)
         neg[2 * size + 1] |= 0x80
-        out.put(f"ggml_{recipe}_negative_scale", bytes(neg) + tensor_tail(scheme, shape, GGML | (k << 3), 3))
-        out.put(f"ggml_{recipe}_short", blocks[:-1] + tensor_tail(scheme, shape, GGML | (k << 3), 0))
-        out.put(f"ggml_{recipe}_burn_layout", blocks + tensor_tail(scheme, shape, FIT | (k << 3), 1))
+        out.put(f"ggml_{recipe}_negative_scale", bytes(neg) + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 3))
+        out.put(f"ggml_{recipe}_short", blocks[:-1] + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 0))
+        out.put(f"ggml_{recipe}_burn_layout", blocks + tensor_tail(scheme, shape, FIT | RECIPE | ((k - 1) << 4), 1))
     out.put("ggml_q4s_nibble_zero", bytes([0x00, 0x3C, 0x08] + [0x88] * 15) + tensor_tail("q4_0", [32], GGML, 0))
-    out.put("ggml_partial_row", bytes(34) + tensor_tail("q8_0", [40], GGML | FIT | (1 << 3), 0))
+    out.put("ggml_partial_row", bytes(34) + tensor_tail("q8_0", [40], GGML | FIT | RECIPE, 0))
 
 
 def npy(shape, descr="<f4", data=b"", version=(1, 0), fortran=False, header=None):
