@@ -102,8 +102,9 @@ enum class OutputPolicy : std::uint8_t {
 // The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
 // calibration or given scales, per-tensor scales or blocks along the last axis whose extent is a
 // multiple of the target's f32 lanes, one or two levels, any store, the MX recipes' points
-// (fast/points.hpp) on such blocks, and the f32-step recipes (the onnx profile, torch-qint8) on
-// them with their given scales; every other case runs quantize + encode.
+// (fast/points.hpp) on such blocks, and the f32-step recipes on them: the onnx profile and
+// torch-qint8 with their given scales, ggml's recipes calibrated; every other case runs
+// quantize + encode.
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
                          OutputPolicy policy = OutputPolicy::untouched_on_error);

@@ -301,7 +301,8 @@ RC_BOOST_PROP(mx_recipes_match_the_reference_on_blocks_the_units_decline, ()) {
 // f16(f32(amax / M)) turns inf from 65520 M on; subnormal or tiny blocks (d and 1 / d, or
 // x86's hi / amax, underflow or overflow: codes of an infinite or NaN product); ties after
 // scaling (amax = M 2^k, so that d = 2^k and x = (n + 1/2) 2^k divides to a half, or an ulp
-// beside it); +a and -a in one block (q4_0's signed max takes the first).
+// beside it); +a and -a in one block (q4_0's signed max takes the first); d at a midpoint of
+// f16's or bf16's grid (the stored pattern's ties).
 void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
   if (x.empty()) return;
   const ValueInfo& vi = info(s.value);
@@ -312,7 +313,7 @@ void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
   for (const std::vector<std::size_t>& b : blocks) {
     if (b.empty()) continue;
     const std::size_t first = b[*rc::gen::inRange<std::size_t>(0, b.size())];
-    switch (*rc::gen::inRange(0, 8)) {
+    switch (*rc::gen::inRange(0, 9)) {
       case 0:
         for (std::size_t i : b) x[i] = sign() * 0.0f;
         break;
@@ -341,6 +342,20 @@ void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
         const float a = std::fabs(x[first]) + 1.0f;
         x[first] = a;
         x[b[*rc::gen::inRange<std::size_t>(0, b.size())]] = -a;
+        break;
+      }
+      case 6: {
+        // d = f32(amax / M) a midpoint of f16's grid (11 significant bits, or its subnormal
+        // quantum 2^-24) or of bf16's (8 bits), or beside one: the stored pattern's tie.
+        const int kind = *rc::gen::inRange(0, 3);  // f16 normal, f16 subnormal, bf16
+        const int bits = kind == 2 ? 8 : 11;
+        const float mid = kind == 1 ? std::ldexp(static_cast<float>(2 * *rc::gen::inRange(0, 1024) + 1), -25)
+                                    : std::ldexp(static_cast<float>(2 * *rc::gen::inRange(1 << (bits - 1), 1 << bits) + 1),
+                                                 (kind == 0 ? *rc::gen::inRange(-14, 16) : *rc::gen::inRange(-30, 20)) - bits);
+        x[first] = sign() * M * std::nextafter(mid, *rc::gen::element(mid, mid, 0.0f, INFINITY));
+        for (std::size_t i : b) {
+          if (i != first) x[i] = std::fmin(std::fabs(x[i]), std::fabs(x[first])) * sign();
+        }
         break;
       }
       default: break;  // the block as drawn
