@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include "scheme/recipes.hpp"
 
 namespace qscheme::fast::detail {
 namespace {
@@ -37,6 +41,16 @@ bool torch_point(const Rules& r) {
   t.saturation = rule::Saturation::int64_min_then_clamp;
   t.zero_scale = rule::ZeroScale::ieee;
   return t == r;
+}
+
+// ggml's points are its recipes' rules exactly.
+GgmlPoint ggml_point(const Rules& r) {
+  constexpr std::pair<std::string_view, GgmlPoint> kGgml[] = {
+      {"ggml-q8_0", GgmlPoint::q8_0}, {"ggml-q8_0-x86", GgmlPoint::q8_0_x86}, {"ggml-q4_0", GgmlPoint::q4_0}};
+  for (const auto& [name, point] : kGgml) {
+    if (find_recipe(name).value()->rules == r) return point;
+  }
+  return GgmlPoint::none;
 }
 
 ScalePick pick_of(const Rules& r) {
@@ -76,6 +90,18 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
     p.torch_codes = true;
     return p;
   }
+  if (const GgmlPoint g = ggml_point(r); g != GgmlPoint::none) {
+    // Calibrated by minmax (validate_rules admitted absmean for q8_0 only, and given scales for
+    // q8_0 only): one level (codes-from unrounded has no other) of the IEEE dtypes over an integer
+    // kind. The rest is the reference's.
+    const ScaleDtype d = s.scale_dtype();
+    if (options.scales || options.calibration != Calibration::minmax || info(s.value).is_float ||
+        !(d == ScaleDtype::f32 || d == ScaleDtype::f16 || d == ScaleDtype::bf16)) {
+      return not_yet(r);
+    }
+    p.ggml = g;
+    return p;
+  }
   p.mx_steps = exact_but_scale_step(r, true);
   if (!p.mx_steps && !exact_but_scale_step(r, false)) return not_yet(r);
   p.pick = pick_of(r);
@@ -100,20 +126,52 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
   return p;
 }
 
-Result<Profile> stored_profile(const Rules& r) {
-  if (const std::optional<Profile> p = profile_of(r)) return *p;
+namespace {
+
+Result<StoredReading> reading_of_rules(const Rules& r) {
+  if (const std::optional<Profile> p = profile_of(r)) return StoredReading{*p};
   using rule::Saturation;
   // code_allowed and scale_allowed read saturation, scale overflow and the statistic;
   // stored_scale_values the product and a zero scale's substitute. Under these values they
-  // accept and give what the exact profile does.
+  // accept and give what the exact profile does, over the wider patterns below.
   const bool codes_as_exact = r.saturation == Saturation::standard || r.saturation == Saturation::upper_only ||
                               r.saturation == Saturation::int64_min_then_clamp;
-  if (codes_as_exact && r.scale_overflow == rule::ScaleOverflow::saturate &&
-      r.statistic == rule::Statistic::magnitude && r.product == rule::Product::exact &&
+  // Integer codes over the full range; a minifloat's NaN and inf patterns (saturation none) the
+  // fast engine does not read.
+  const bool full_range = r.saturation == Saturation::full_range || r.saturation == Saturation::none ||
+                          r.saturation == Saturation::int32_min_then_full_range;
+  if ((codes_as_exact || full_range) && r.product == rule::Product::exact &&
       r.zero_scale != rule::ZeroScale::substitute_point_one) {
-    return Profile::exact;
+    StoredReading out;
+    out.full_range = full_range;
+    out.signed_scales = r.statistic == rule::Statistic::signed_max;
+    out.inf_scales = r.scale_overflow == rule::ScaleOverflow::infinity;
+    return out;
   }
   return not_yet(r);
+}
+
+}  // namespace
+
+Result<StoredReading> stored_reading(const Rules& r, const Scheme& s) {
+  Result<StoredReading> out = reading_of_rules(r);
+  if (!out) return out;
+  if ((out->full_range && info(s.value).is_float && r.saturation == rule::Saturation::none) ||
+      (out->inf_scales && s.two_level())) {
+    return not_yet(r);
+  }
+  return out;
+}
+
+Result<Profile> stored_profile(const Rules& r) {
+  const Result<StoredReading> s = reading_of_rules(r);
+  if (!s) return s.status();
+  if (s->wider()) {
+    return Status(ErrorCode::unsupported_profile,
+                  "tensors stored under this point hold codes or scales no profile does (" + format_rules(r) +
+                      "); read them under the point itself");
+  }
+  return s->profile;
 }
 
 ExponentRule::ExponentRule(ScalePick pick, Value v) : pick_(pick) {

@@ -406,5 +406,7 @@ template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, co
                               OutputPolicy, const BytesSink&);
 template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
                               OutputPolicy, const CodesSink&);
+template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
+                              OutputPolicy, const GgmlSink&);
 
 }  // namespace qscheme::fast::detail

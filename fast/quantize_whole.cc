@@ -27,7 +27,7 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
   const QuantizeOptions& opt = point.options;
   if (const std::optional<StepRecipe> step = step_recipe(point)) {
     if (*step == StepRecipe::onnx) QSCHEME_RETURN_IF_ERROR(onnx_option_checks(scheme, l, opt));
-    return steps_whole(*step, scheme, l, x, *opt.scales, codes, scale_bits);
+    return steps_whole(*step, scheme, l, x, opt.scales ? &*opt.scales : nullptr, codes, scale_bits);
   }
   const ScalePick pick = point.pick;
   const kernels::Kernels& kf = kernels::Get();

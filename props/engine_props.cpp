@@ -353,6 +353,146 @@ RC_BOOST_PROP(exponent_rules_match_the_reference_at_their_edges_on_the_units_sta
   }
 }
 
+// ggml's edges, block by block (elements grouped by block_of, so N-D and partial blocks too): all
+// zeros of either sign (d = 0, ggml's id = 0); a block maximum about f16's overflow, where
+// f16(f32(amax / M)) turns inf from 65520 M on; subnormal or tiny blocks (d and 1 / d, or
+// x86's hi / amax, underflow or overflow: codes of an infinite or NaN product); ties after
+// scaling (amax = M 2^k, so that d = 2^k and x = (n + 1/2) 2^k divides to a half, or an ulp
+// beside it); +a and -a in one block (q4_0's signed max takes the first); d at a midpoint of
+// f16's or bf16's grid (the stored pattern's ties).
+void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
+  if (x.empty()) return;
+  const ValueInfo& vi = info(s.value);
+  const float M = static_cast<float>(vi.hi - vi.lo) / 2.0f;
+  std::vector<std::vector<std::size_t>> blocks(l.scales);
+  for (std::size_t i = 0; i < x.size(); ++i) blocks[block_of(l, i)].push_back(i);
+  const auto sign = [] { return *rc::gen::arbitrary<bool>() ? -1.0f : 1.0f; };
+  for (const std::vector<std::size_t>& b : blocks) {
+    if (b.empty()) continue;
+    const std::size_t first = b[*rc::gen::inRange<std::size_t>(0, b.size())];
+    switch (*rc::gen::inRange(0, 9)) {
+      case 0:
+        for (std::size_t i : b) x[i] = sign() * 0.0f;
+        break;
+      case 1: {
+        const float at = std::fmin(*rc::gen::element(65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e7f, 3e38f) * M, FLT_MAX);
+        x[first] = sign() * std::fmin(std::nextafter(at, *rc::gen::element(0.0f, at, INFINITY)), FLT_MAX);
+        break;
+      }
+      case 2:
+        for (std::size_t i : b) {
+          x[i] = f32_from_bits(*rc::gen::inRange<std::uint32_t>(0, 0x00800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+        }
+        if (*rc::gen::arbitrary<bool>()) x[first] = sign() * std::ldexp(1.0f, *rc::gen::inRange(-126, -118));
+        break;
+      case 3:
+      case 4: {
+        const int k = *rc::gen::inRange(-10, 10);
+        for (std::size_t i : b) {
+          const float half = (static_cast<float>(*rc::gen::inRange(vi.lo, vi.hi)) + 0.5f) * std::ldexp(1.0f, k);
+          x[i] = std::nextafter(half, *rc::gen::element(half, 0.0f, INFINITY, -INFINITY));
+        }
+        x[first] = sign() * M * std::ldexp(1.0f, k);
+        break;
+      }
+      case 5: {
+        const float a = std::fabs(x[first]) + 1.0f;
+        x[first] = a;
+        x[b[*rc::gen::inRange<std::size_t>(0, b.size())]] = -a;
+        break;
+      }
+      case 6: {
+        // d = f32(amax / M) a midpoint of f16's grid (11 significant bits, or its subnormal
+        // quantum 2^-24) or of bf16's (8 bits), or beside one: the stored pattern's tie.
+        const int kind = *rc::gen::inRange(0, 3);  // f16 normal, f16 subnormal, bf16
+        const int bits = kind == 2 ? 8 : 11;
+        const float mid = kind == 1 ? std::ldexp(static_cast<float>(2 * *rc::gen::inRange(0, 1024) + 1), -25)
+                                    : std::ldexp(static_cast<float>(2 * *rc::gen::inRange(1 << (bits - 1), 1 << bits) + 1),
+                                                 (kind == 0 ? *rc::gen::inRange(-14, 16) : *rc::gen::inRange(-30, 20)) - bits);
+        x[first] = sign() * M * std::nextafter(mid, *rc::gen::element(mid, mid, 0.0f, INFINITY));
+        for (std::size_t i : b) {
+          if (i != first) x[i] = std::fmin(std::fabs(x[i]), std::fabs(x[first])) * sign();
+        }
+        break;
+      }
+      default: break;  // the block as drawn
+    }
+  }
+}
+
+// ggml's three recipes on blocks at their edges (set_ggml_edges, with the rule edges and a NaN or
+// infinity now and then): the reference's tensor or error from quantize, and its bytes in both
+// formats from the fused path under both policies (ggml's blocks where the scheme and shape have
+// them, else the reference's error: quantize's first); the blocks decoded by the fast engine to the
+// reference's tensor and dequantized fused to its values. The recipes' own schemes mostly, and
+// others their points take: other integer kinds, f32 and bf16 scales, blocks the units decline.
+RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
+  const Recipe* recipe = *rc::gen::element(find_recipe("ggml-q8_0").value(), find_recipe("ggml-q8_0-x86").value(),
+                                           find_recipe("ggml-q4_0").value());
+  const bool q4_0 = recipe->name == "ggml-q4_0";
+  Case c;
+  c.scheme = parse_scheme(q4_0 ? *rc::gen::weightedOneOf<std::string>({{6, rc::gen::just<std::string>("q4f:packed-u32(0):block[32]=f16")},
+                                                                       {2, rc::gen::just<std::string>("q4f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q2f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[8]=bf16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[2,16]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:packed-u32(0):block[32]=f32")}})
+                               : *rc::gen::weightedOneOf<std::string>({{6, rc::gen::just<std::string>("q8s:block[32]=f16")},
+                                                                       {2, rc::gen::just<std::string>("q8f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4s:packed-u32(0):block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q2f:packed-u32(0):block[16]=bf16")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[32]=f32")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[2,16]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[24]=f16")}}))
+                 .value();
+  fill_recipe_case(c, *recipe);
+  if (*rc::gen::inRange(0, 5) != 0) {
+    // Rows whose length 32 divides: ggml's blocks.
+    c.shape = {2 * *rc::gen::inRange<std::uint64_t>(1, 3), 32 * *rc::gen::inRange<std::uint64_t>(1, 5)};
+    c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
+    set_rule_edges(c.x);
+  }
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  set_ggml_edges(c.x, l, c.scheme);
+  c = maybe_broken(std::move(c));
+  const Result<GgmlLayout> g = ggml_layout(c.scheme, c.shape);
+  RC_TAG(std::string(recipe->name));
+  RC_CLASSIFY(g.ok(), "ggml blocks");
+  RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "units");
+  RC_LOG() << "recipe " << recipe->name << ", " << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  const Rules rules = *c.options.rules;
+  for (const ByteFormat format : {ByteFormat::burn, ByteFormat::ggml}) {
+    const std::size_t total = format == ByteFormat::burn ? l.total_bytes : g.ok() ? g->total_bytes : 0;
+    const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r, format) : Result<std::vector<std::uint8_t>>(r.status());
+    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+      std::vector<std::uint8_t> out(total, 0xA5);
+      const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, format,
+                                                out.data(), out.size(), pol);
+      RC_ASSERT(st.ok() == want.ok());
+      if (!st.ok()) {
+        RC_ASSERT(st.to_string() == want.status().to_string());
+        if (pol == fast::OutputPolicy::untouched_on_error) {
+          RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+        }
+        continue;
+      }
+      RC_ASSERT(out == *want);
+      // The bytes back: the fast engine's tensor and its fused values are the reference's.
+      const auto rd = reference::decode(c.scheme, c.shape, out, rules, format);
+      RC_ASSERT(fast::decode(c.scheme, c.shape, out, rules, format).value() == rd.value());
+      std::vector<float> y(l.elements, 1.5f);
+      RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), rules, format, y.data(),
+                                            y.size(), pol)
+                    .ok());
+      RC_ASSERT(same_f32_bits(y, reference::dequantize(*rd).value()));
+    }
+  }
+}
+
 // Zero given scales over sparse data: both engines name the first offending element in
 // row-major order and its block. With N-D blocks that block is often not the lowest-numbered
 // offending one (classified below), which is where the two rules differ.
