@@ -251,11 +251,6 @@ BOOST_AUTO_TEST_CASE(fast_reproduces_each_implementation_it_runs_bit_for_bit) {
           BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
           continue;
         }
-        // Affine mode and the extension kinds are the reference engine's (docs/SEMANTICS.md 14).
-        if (g.scheme.affine() || info(g.scheme.value).extension) {
-          BOOST_TEST((cmp.error && cmp.error->code() == ErrorCode::unsupported_engine));
-          continue;
-        }
         ++ran;
         BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
         BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
