@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include "fast/affine_params.hpp"
+#include "fast/codec.hpp"
 #include "fast/exact_scale.h"
 #include "fast/f32_steps.hpp"
 #include "fast/kernels/scalar.h"
@@ -209,6 +211,17 @@ Result<ExtParams> ext_params(const Scheme& scheme, const Layout& l, const float*
     out.r = std::move(bs.eb);
   }
   return out;
+}
+
+void write_ext_params(const Scheme& scheme, const Layout& l, const ExtParams& p, const ExtOutput& out) {
+  if (out.bytes) {
+    write_scales(scheme, l, p.bits.data(), p.global_bits ? &*p.global_bits : nullptr, out.bytes);
+    write_zero_points(scheme, l, p.zero_points.data(), out.bytes);
+    return;
+  }
+  if (!p.bits.empty()) std::memcpy(out.scale_bits, p.bits.data(), p.bits.size() * sizeof(std::uint32_t));
+  if (p.global_bits && out.global_bits) *out.global_bits = *p.global_bits;
+  if (!p.zero_points.empty()) std::memcpy(out.zero_points, p.zero_points.data(), p.zero_points.size() * sizeof(std::int32_t));
 }
 
 }  // namespace qscheme::fast::detail

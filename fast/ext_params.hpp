@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "fast/ext_stage.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
 #include "scheme/layout.hpp"
@@ -52,5 +53,8 @@ Status calibrate_affine_block(const Scheme& scheme, ExtRule rule, std::uint64_t 
 // per block for affine calibration, max |x| and exact sums for sym calibration), non-finite
 // input reported first, then the scale step's errors.
 Result<ExtParams> ext_params(const Scheme& scheme, const Layout& l, const float* x, const Point& p);
+
+// Everything of p the output holds besides the codes: stored scales, the global, zero points.
+void write_ext_params(const Scheme& scheme, const Layout& l, const ExtParams& p, const ExtOutput& out);
 
 }  // namespace qscheme::fast::detail

@@ -2,7 +2,6 @@
 // path reads the input for the scale step (ext_params.hpp), then computes every code against its
 // block's parameters; the units path (ext_units.cc) does both a unit at a time while the unit
 // is in cache, and leaves any error to the whole-tensor path, which reports it.
-#include <cstring>
 #include <string>
 
 #include "fast/codec.hpp"
@@ -34,18 +33,6 @@ void whole_codes(const Layout& l, const float* x, const ExtParams& p, std::int32
   });
 }
 
-// Everything but the codes, into the output.
-void write_params(const Scheme& s, const Layout& l, const ExtParams& p, const ExtOutput& out) {
-  if (out.bytes) {
-    write_scales(s, l, p.bits.data(), p.global_bits ? &*p.global_bits : nullptr, out.bytes);
-    write_zero_points(s, l, p.zero_points.data(), out.bytes);
-    return;
-  }
-  if (!p.bits.empty()) std::memcpy(out.scale_bits, p.bits.data(), p.bits.size() * sizeof(std::uint32_t));
-  if (p.global_bits && out.global_bits) *out.global_bits = *p.global_bits;
-  if (!p.zero_points.empty()) std::memcpy(out.zero_points, p.zero_points.data(), p.zero_points.size() * sizeof(std::int32_t));
-}
-
 Status whole(const Scheme& s, const Layout& l, const float* x, const Point& point, const ExtOutput& out) {
   const Result<ExtParams> p = ext_params(s, l, x, point);
   if (!p) return p.status();
@@ -58,7 +45,7 @@ Status whole(const Scheme& s, const Layout& l, const float* x, const Point& poin
     whole_codes(l, x, *p, codes.data(), nullptr);
     write_values(s, l, codes.data(), out.bytes);
   }
-  write_params(s, l, *p, out);
+  write_ext_params(s, l, *p, out);
   return {};
 }
 

@@ -536,11 +536,6 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_for_every_recipe_it_runs) {
             BOOST_TEST((probe.status().code() == qscheme::ErrorCode::unsupported_profile));
             continue;
           }
-          if (!probe.ok() && probe.status().code() == qscheme::ErrorCode::unsupported_engine) {
-            // The torch recipes' affine and u8 schemes are the reference engine's.
-            BOOST_TEST((qscheme::info(s.value).extension || s.affine()), scheme);
-            continue;
-          }
           Expect(s, c);
           ++cases;
           if (c.q->ok()) {
