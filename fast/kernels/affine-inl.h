@@ -45,47 +45,49 @@ namespace qscheme::fast::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Which block each lane of consecutive vectors lies in (element i: block (start + i) / bw -
-// start / bw; bw == 0: block 0 for all). Either the whole vector lies in one block (Next returns
-// true and sets *k), or idx[j] holds lane j's block (lanes past `valid` repeat the last valid
-// lane's). One division at construction; none per vector where blocks are a vector or wider.
-class BlockWalk {
- public:
-  BlockWalk(std::size_t start, std::size_t bw, std::size_t N)
-      : bw_(bw), N_(N), base_(bw ? start / bw : 0), pos_(start), left_(bw ? bw - start % bw : 0) {}
-
-  bool Next(std::size_t valid, std::size_t* k, std::int32_t* idx) {
-    if (bw_ == 0) {
-      *k = 0;
-      return true;
-    }
-    if (bw_ >= N_ && left_ >= valid) {
-      *k = k_;
-      left_ -= N_ < left_ ? N_ : left_;
-      if (left_ == 0) {
-        ++k_;
-        left_ = bw_;
+// Runs over the vectors of a call's elements [0, len), element i in block (start + i) / bw -
+// start / bw (bw == 0: block 0 for all): whole(k, i0, i1) for the whole vectors [i0, i1) that
+// lie in block k, one call per block, so that a block's parameters are set once and stay in
+// registers; lanes(i, valid) for a vector whose lanes lie in several blocks (narrow blocks, a
+// boundary inside the vector), and for the tail (valid < N), whose callee looks each lane up
+// (LaneBlocks). A block per element (bw == 1) is the callers' own loop.
+template <class Whole, class Lanes>
+HWY_INLINE void ForBlockVectors(std::size_t len, std::size_t start, std::size_t bw, std::size_t N, Whole whole,
+                                Lanes lanes) {
+  std::size_t i = 0;
+  if (bw == 0) {
+    if (len >= N) whole(std::size_t{0}, std::size_t{0}, len / N * N);
+    i = len / N * N;
+  } else {
+    std::size_t k = 0, end = bw - start % bw;  // block k covers elements [end - bw, end)
+    while (i + N <= len) {
+      if (i + N <= end) {
+        const std::size_t stop = (end < len ? end : len) - i;
+        const std::size_t i1 = i + stop / N * N;
+        whole(k, i, i1);
+        i = i1;
+      } else {
+        lanes(i, N);
+        i += N;
       }
-      pos_ += N_;
-      return true;
+      while (i >= end) {
+        ++k;
+        end += bw;
+      }
     }
-    for (std::size_t j = 0; j < N_; ++j) {
-      const std::size_t p = pos_ + (j < valid ? j : valid - 1);
-      idx[j] = static_cast<std::int32_t>(p / bw_ - base_);
-    }
-    pos_ += N_;
-    if (bw_ >= N_) {
-      // One boundary inside the vector: the next vector starts in the block after.
-      ++k_;
-      left_ = bw_ - (N_ - left_);
-    }
-    return false;
   }
+  if (i < len) lanes(i, len - i);
+}
 
- private:
-  std::size_t bw_, N_, base_, pos_, left_;
-  std::size_t k_ = 0;
-};
+// The block of each lane of the vector at element i: idx[j] for lane j < valid; the lanes past
+// valid repeat the last valid lane's block.
+HWY_INLINE void LaneBlocks(std::size_t i, std::size_t valid, std::size_t start, std::size_t bw, std::size_t N,
+                           std::size_t* idx) {
+  for (std::size_t j = 0; j < N; ++j) {
+    const std::size_t p = start + i + (j < valid ? j : valid - 1);
+    idx[j] = bw == 0 ? 0 : p / bw - start / bw;
+  }
+}
 
 // The per-lane parameters of one vector of codes: the f32 operand r (exact: InvF32(e)), the
 // scale e in two f64 halves (exact only), the zero point z, and whether some lane's r is NaN
@@ -152,88 +154,49 @@ HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, st
   window.hi = s.hi - s.lo;
   const FastConsts<DF> k(df, window);
   constexpr bool kExact = kOp == AffineOp::exact;
-  AffineLanes<DF> p;
-  p.z = hn::Zero(di);
-  p.e_lo = p.e_hi = hn::Zero(dd);
-  p.r = hn::Set(df, 1.0f);
-  // Lane j's parameters from block idx[j] (or from element j when per_element), through the
-  // stack: vectors that cross a block boundary, narrow blocks and the tail.
-  auto gather = [&](const std::int32_t* idx, bool per_element, std::size_t i, std::size_t valid) {
-    HWY_ALIGN float rb[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN double eb[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN std::int32_t zb[HWY_MAX_BYTES / sizeof(float)];
-    for (std::size_t j = 0; j < N; ++j) {
-      const std::size_t b = per_element ? i + (j < valid ? j : valid - 1) : static_cast<std::size_t>(idx[j]);
-      rb[j] = r[b];
-      eb[j] = kExact ? e[b] : 0.0;
-      zb[j] = z ? z[b] : 0;
-    }
-    p.r = hn::Load(df, rb);
-    if (kExact) {
-      p.e_lo = hn::Load(dd, eb);
-      p.e_hi = hn::Load(dd, eb + H);
-      p.far = !hn::AllTrue(df, hn::Eq(p.r, p.r));
-    }
-    p.z = hn::Load(di, zb);
-  };
-  std::size_t cur = ~std::size_t{0};  // the block whose parameters p holds as broadcasts
-  auto broadcast = [&](std::size_t b) {
-    if (b == cur) return;
-    cur = b;
-    p.r = hn::Set(df, r[b]);
-    if (kExact) {
-      p.e_lo = p.e_hi = hn::Set(dd, e[b]);
-      p.far = std::isnan(r[b]);
-    }
-    p.z = hn::Set(di, z ? z[b] : 0);
-  };
   // x sits in L1 (a unit just calibrated it): ask for what follows it; else for its own lines.
   const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
-  BlockWalk walk(start, bw, N);
-  HWY_ALIGN std::int32_t idx[HWY_MAX_BYTES / sizeof(float)];
-  auto params = [&](std::size_t i, std::size_t valid) {
-    if (bw == 1) {
-      if (valid == N) {
-        p.r = hn::LoadU(df, r + i);
-        if (kExact) {
-          p.e_lo = hn::LoadU(dd, e + i);
-          p.e_hi = hn::LoadU(dd, e + i + H);
-          p.far = !hn::AllTrue(df, hn::Eq(p.r, p.r));
-        }
-        p.z = z ? hn::LoadU(di, z + i) : hn::Zero(di);
-      } else {
-        gather(idx, true, i, valid);
-      }
-      cur = ~std::size_t{0};
-      return;
-    }
-    std::size_t b = 0;
-    if (walk.Next(valid, &b, idx)) {
-      broadcast(b);
-    } else {
-      gather(idx, false, i, valid);
-      cur = ~std::size_t{0};
-    }
-  };
-  auto store = [&](hn::Vec<decltype(di)> q, std::size_t i) {
+  auto store = [&](hn::Vec<decltype(di)> q, std::size_t i) QSCHEME_INLINE_LAMBDA {
     if (out32) {
       hn::StoreU(q, di, out32 + i);
     } else {
       StoreCodeBytes(di, q, out8 + i);
     }
   };
-  std::size_t i = 0;
-  for (; i + N <= len; i += N) {
-    if (i % 16 == 0) hwy::Prefetch(pf + i);
-    params(i, N);
-    store(AffineVector<kOp, kWide>(df, hn::LoadU(df, x + i), p, s, window, k), i);
-  }
-  if (i < len) {
-    const std::size_t valid = len - i;
+  // Whole vectors of block b: its parameters broadcast once.
+  auto whole = [&](std::size_t b, std::size_t i0, std::size_t i1) {
+    AffineLanes<DF> p;
+    p.r = hn::Set(df, r[b]);
+    p.e_lo = p.e_hi = hn::Set(dd, kExact ? e[b] : 0.0);
+    p.far = kExact && std::isnan(r[b]);
+    p.z = hn::Set(di, z ? z[b] : 0);
+    for (std::size_t i = i0; i < i1; i += N) {
+      if (i % 16 == 0) hwy::Prefetch(pf + i);
+      store(AffineVector<kOp, kWide>(df, hn::LoadU(df, x + i), p, s, window, k), i);
+    }
+  };
+  // One vector whose lanes each look their block up (through the stack), valid of them real.
+  auto lanes = [&](std::size_t i, std::size_t valid) {
+    HWY_ALIGN float rb[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN double eb[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN std::int32_t zb[HWY_MAX_BYTES / sizeof(float)];
     HWY_ALIGN float xb[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::size_t idx[HWY_MAX_BYTES / sizeof(float)];
+    LaneBlocks(i, valid, start, bw, N, idx);
+    for (std::size_t j = 0; j < N; ++j) {
+      rb[j] = r[idx[j]];
+      eb[j] = kExact ? e[idx[j]] : 0.0;
+      zb[j] = z ? z[idx[j]] : 0;
+    }
+    AffineLanes<DF> p;
+    p.r = hn::Load(df, rb);
+    p.e_lo = hn::Load(dd, eb);
+    p.e_hi = hn::Load(dd, eb + H);
+    p.far = kExact && !hn::AllTrue(df, hn::Eq(p.r, p.r));
+    p.z = hn::Load(di, zb);
     std::memcpy(xb, x + i, valid * sizeof(float));
-    params(i, valid);
     const auto q = AffineVector<kOp, kWide>(df, hn::Load(df, xb), p, s, window, k);
+    if (valid == N) return store(q, i);
     HWY_ALIGN std::int32_t o[HWY_MAX_BYTES / sizeof(float)];
     hn::Store(q, di, o);
     for (std::size_t j = 0; j < valid; ++j) {
@@ -243,7 +206,24 @@ HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, st
         out8[i + j] = static_cast<std::uint8_t>(o[j] & 0xFF);
       }
     }
+  };
+  if (bw == 1) {
+    // A block per element (a scale per column of a row): the parameters are vectors themselves.
+    std::size_t i = 0;
+    for (; i + N <= len; i += N) {
+      AffineLanes<DF> p;
+      p.r = hn::LoadU(df, r + i);
+      p.e_lo = kExact ? hn::LoadU(dd, e + i) : hn::Zero(dd);
+      p.e_hi = kExact ? hn::LoadU(dd, e + i + H) : hn::Zero(dd);
+      p.far = kExact && !hn::AllTrue(df, hn::Eq(p.r, p.r));
+      p.z = z ? hn::LoadU(di, z + i) : hn::Zero(di);
+      if (i % 16 == 0) hwy::Prefetch(pf + i);
+      store(AffineVector<kOp, kWide>(df, hn::LoadU(df, x + i), p, s, window, k), i);
+    }
+    if (i < len) lanes(i, len - i);
+    return;
   }
+  ForBlockVectors(len, start, bw, N, whole, lanes);
 }
 
 HWY_NOINLINE void QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
@@ -265,48 +245,17 @@ HWY_NOINLINE void DequantAffineImpl(const std::int32_t* HWY_RESTRICT c32, const 
                                     bool c8_signed, std::size_t len, std::size_t start, std::size_t bw,
                                     const float* HWY_RESTRICT sv, const std::int32_t* HWY_RESTRICT z, double g,
                                     float* HWY_RESTRICT out) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<std::int32_t, decltype(df)> di;
-  const hn::Rebind<std::uint8_t, decltype(df)> du8;
-  const hn::Rebind<std::int8_t, decltype(df)> di8;
-  const hn::Half<decltype(df)> dh;
+  using DF = hn::ScalableTag<float>;
+  const DF df;
+  const hn::Rebind<std::int32_t, DF> di;
+  const hn::Rebind<std::uint8_t, DF> du8;
+  const hn::Rebind<std::int8_t, DF> di8;
+  const hn::Half<DF> dh;
   const hn::Rebind<double, decltype(dh)> dd;
   const std::size_t N = hn::Lanes(df);
   const bool two = g != 1.0;
   const auto vg = hn::Set(dd, g);
-  hn::Vec<decltype(df)> vs = hn::Zero(df);
-  hn::Vec<decltype(di)> vz = hn::Zero(di);
-  std::size_t cur = ~std::size_t{0};
-  BlockWalk walk(start, bw, N);
-  HWY_ALIGN std::int32_t idx[HWY_MAX_BYTES / sizeof(float)];
-  auto params = [&](std::size_t i, std::size_t valid) {
-    if (bw == 1 && valid == N) {
-      vs = hn::LoadU(df, sv + i);
-      vz = z ? hn::LoadU(di, z + i) : hn::Zero(di);
-      cur = ~std::size_t{0};
-      return;
-    }
-    std::size_t b = 0;
-    if (bw != 1 && walk.Next(valid, &b, idx)) {
-      if (b != cur) {
-        cur = b;
-        vs = hn::Set(df, sv[b]);
-        vz = hn::Set(di, z ? z[b] : 0);
-      }
-      return;
-    }
-    HWY_ALIGN float sb[HWY_MAX_BYTES / sizeof(float)];
-    HWY_ALIGN std::int32_t zb[HWY_MAX_BYTES / sizeof(float)];
-    for (std::size_t j = 0; j < N; ++j) {
-      const std::size_t bj = bw == 1 ? i + (j < valid ? j : valid - 1) : static_cast<std::size_t>(idx[j]);
-      sb[j] = sv[bj];
-      zb[j] = z ? z[bj] : 0;
-    }
-    vs = hn::Load(df, sb);
-    vz = hn::Load(di, zb);
-    cur = ~std::size_t{0};
-  };
-  auto value = [&](hn::Vec<decltype(di)> q) {
+  auto value = [&](hn::Vec<decltype(di)> q, hn::Vec<DF> vs, hn::Vec<decltype(di)> vz) QSCHEME_INLINE_LAMBDA {
     const auto d = hn::ConvertTo(df, hn::Sub(q, vz));  // exact: at most 17 bits
     if (!two) return hn::Mul(d, vs);
     auto half = [&](hn::Vec<decltype(dh)> dv, hn::Vec<decltype(dh)> sh) {
@@ -314,27 +263,42 @@ HWY_NOINLINE void DequantAffineImpl(const std::int32_t* HWY_RESTRICT c32, const 
     };
     return hn::Combine(df, half(hn::UpperHalf(dh, d), hn::UpperHalf(dh, vs)), half(hn::LowerHalf(dh, d), hn::LowerHalf(dh, vs)));
   };
-  auto load = [&](std::size_t i) {
+  auto load = [&](std::size_t i) QSCHEME_INLINE_LAMBDA {
     if (c32) return hn::LoadU(di, c32 + i);
     return c8_signed ? hn::PromoteTo(di, hn::LoadU(di8, reinterpret_cast<const std::int8_t*>(c8) + i))
                      : hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(du8, c8 + i)));
   };
-  std::size_t i = 0;
-  for (; i + N <= len; i += N) {
-    params(i, N);
-    hn::StoreU(value(load(i)), df, out + i);
-  }
-  if (i < len) {
-    const std::size_t valid = len - i;
+  auto whole = [&](std::size_t b, std::size_t i0, std::size_t i1) {
+    const auto vs = hn::Set(df, sv[b]);
+    const auto vz = hn::Set(di, z ? z[b] : 0);
+    for (std::size_t i = i0; i < i1; i += N) hn::StoreU(value(load(i), vs, vz), df, out + i);
+  };
+  auto lanes = [&](std::size_t i, std::size_t valid) {
+    HWY_ALIGN float sb[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN std::int32_t zb[HWY_MAX_BYTES / sizeof(float)];
     HWY_ALIGN std::int32_t qb[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::size_t idx[HWY_MAX_BYTES / sizeof(float)];
+    LaneBlocks(i, valid, start, bw, N, idx);
+    for (std::size_t j = 0; j < N; ++j) {
+      sb[j] = sv[idx[j]];
+      zb[j] = z ? z[idx[j]] : 0;
+    }
     for (std::size_t j = 0; j < valid; ++j) {
       qb[j] = c32 ? c32[i + j] : c8_signed ? static_cast<std::int8_t>(c8[i + j]) : c8[i + j];
     }
-    params(i, valid);
+    const auto y = value(hn::Load(di, qb), hn::Load(df, sb), hn::Load(di, zb));
+    if (valid == N) return hn::StoreU(y, df, out + i);
     HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
-    hn::Store(value(hn::Load(di, qb)), df, o);
+    hn::Store(y, df, o);
     std::memcpy(out + i, o, valid * sizeof(float));
+  };
+  if (bw == 1) {
+    std::size_t i = 0;
+    for (; i + N <= len; i += N) hn::StoreU(value(load(i), hn::LoadU(df, sv + i), z ? hn::LoadU(di, z + i) : hn::Zero(di)), df, out + i);
+    if (i < len) lanes(i, len - i);
+    return;
   }
+  ForBlockVectors(len, start, bw, N, whole, lanes);
 }
 
 }  // namespace HWY_NAMESPACE
