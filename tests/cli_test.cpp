@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(verify_scheme_checks_pass) {
 // 16): u16 code 59221 with scale 1.005859375 is 59567.998046875 exactly, f32 59568 (a tie to
 // even), f16 0x7B46 (a tie to even again; rounded once it would be 0x7B45). bf16 has no .npy
 // dtype: its patterns as '<u2' (the f32 0x4768B000 rounds to 0x4769: above the midpoint). The fast
-// engine refuses both, and nothing is written on error.
+// engine writes the same files, and nothing is written on error.
 BOOST_AUTO_TEST_CASE(dequantize_to_f16_and_bf16) {
   Scratch tmp;
   write_npy(tmp / "x.npy", {1}, {59568.0f});
@@ -251,9 +251,14 @@ BOOST_AUTO_TEST_CASE(dequantize_to_f16_and_bf16) {
   const std::string b = slurp(tmp / "b.npy");
   BOOST_TEST(b.find("'descr': '<u2'") != std::string::npos, b);
   BOOST_TEST(tail(b) == (std::vector<unsigned>{0x69, 0x47}), boost::test_tools::per_element());
-  const Run fast = qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype", "f16"});
-  expect_user_error(fast, "unsupported-engine");
-  BOOST_TEST(fast.err.find("--engine reference") != std::string::npos, fast.err);
+  expect_ok(qscheme_run({"quantize", "--scheme", "u16", "--profile", "onnx", "--input", tmp / "x.npy", "--scales",
+                         tmp / "s.npy", "--output", tmp / "qf.json"}));
+  BOOST_TEST(slurp(tmp / "qf.json") == slurp(tmp / "q.json"));
+  for (const char* d : {"f16", "bf16"}) {
+    expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype", d}));
+    BOOST_TEST(slurp(tmp / "f.npy") == slurp(tmp / (std::string(d) == "f16" ? "h.npy" : "b.npy")), d);
+  }
+  std::filesystem::remove(tmp / "f.npy");
   expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype",
                                  "f8", "--engine", "reference"}),
                     "invalid-argument");

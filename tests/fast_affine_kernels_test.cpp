@@ -1,5 +1,5 @@
-// The affine family's SIMD entry points (min_max_keys, segment_min_max_keys, quantize_affine,
-// dequant_affine) against their scalar twins (fast/kernels/scalar_affine.h) on every compiled
+// The extension's SIMD entry points (min_max_keys, segment_min_max_keys, quantize_affine,
+// dequant_affine, narrow_f32) against their scalar twins (fast/kernels/scalar_ext.h) on every compiled
 // Highway target this CPU supports: every integer kind, zero points at both ends of the range and
 // inside it, each op, inputs on and next to every rounding boundary, block widths that make the
 // kernels broadcast, gather and load per element, misaligned starts and tails. Results must be
@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "fast/kernels/dispatch.h"
-#include "fast/kernels/scalar_affine.h"
+#include "fast/kernels/scalar_ext.h"
+#include "reference/reference.hpp"
 #include "scheme/float_bits.hpp"
 #include "tests/support/targets.hpp"
 
@@ -248,4 +249,63 @@ BOOST_AUTO_TEST_CASE(affine_values_match_the_scalar_twin) {
       }
     }
   });
+}
+
+// The 16-bit outputs of dequantize: every f16 and bf16 value, the midpoints between neighbours
+// and a few ulps either side of each, the subnormal and overflow edges, NaN, infinities and
+// zeros of both signs, and random patterns, against the scalar twin; the twin against the
+// reference's rounding (reference::narrow_f32) on all of them.
+BOOST_AUTO_TEST_CASE(narrowing_to_f16_and_bf16_matches_the_scalar_twin_and_the_reference) {
+  std::vector<float> ys;
+  auto around = [&](double v) {
+    float f = static_cast<float>(v);
+    ys.push_back(f);
+    ys.push_back(-f);
+    float up = f, down = f;
+    for (int u = 0; u < 3; ++u) {
+      up = std::nextafter(up, INFINITY);
+      down = std::nextafter(down, -INFINITY);
+      ys.push_back(up);
+      ys.push_back(-down);
+    }
+  };
+  for (std::uint32_t h = 0; h < 0x7C00; h += 7) {  // f16: value and midpoint to the next (step 7: a sample)
+    const double v = h < 0x400 ? std::ldexp(static_cast<double>(h), -24)
+                               : std::ldexp(1.0 + static_cast<double>(h & 0x3FF) / 1024, static_cast<int>(h >> 10) - 15);
+    around(v);
+    around(v + (h < 0x400 ? std::ldexp(1.0, -25) : std::ldexp(1.0, static_cast<int>(h >> 10) - 26)));
+  }
+  for (std::uint32_t b = 0; b < 0x7F80; b += 13) around(qscheme::f32_from_bits(b << 16) + 0.0);  // bf16 values
+  for (double v : {65504.0, 65520.0, 65536.0, std::ldexp(1.0, -14), std::ldexp(1.0, -24), std::ldexp(1.0, -25),
+                   std::ldexp(3.0, -26), static_cast<double>(FLT_MAX), std::ldexp(1.0, -126), std::ldexp(1.0, -149)}) {
+    around(v);
+  }
+  for (float v : {INFINITY, -INFINITY, NAN, -NAN, 0.0f, -0.0f, qscheme::f32_from_bits(0x7F800001u),
+                  qscheme::f32_from_bits(0xFFBFFFFFu)}) {
+    ys.push_back(v);
+  }
+  std::mt19937 rng(17);
+  for (int i = 0; i < 100000; ++i) ys.push_back(qscheme::f32_from_bits(rng()));
+  for (const bool bf16 : {false, true}) {
+    std::vector<std::uint16_t> want(ys.size());
+    sc::narrow_f32(ys.data(), ys.size(), bf16, want.data());
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      const std::uint16_t r = qscheme::reference::narrow_f32(ys[i], bf16 ? qscheme::OutputDtype::bf16 : qscheme::OutputDtype::f16);
+      if (r != want[i] && off++ < 5) {
+        BOOST_TEST(r == want[i], "bf16 " << bf16 << " y bits " << std::hex << qscheme::f32_bits(ys[i]));
+      }
+    }
+    BOOST_TEST(off == 0u);
+    ForEachTarget([&] {
+      for (std::size_t mis : {std::size_t{0}, std::size_t{3}}) {
+        std::vector<std::uint16_t> got(ys.size() - mis + 1, 0xABCD);
+        k::Get().narrow_f32(ys.data() + mis, ys.size() - mis, bf16, got.data());
+        BOOST_TEST(got.back() == 0xABCD);  // nothing past n
+        got.pop_back();
+        BOOST_TEST((got == std::vector<std::uint16_t>(want.begin() + static_cast<std::ptrdiff_t>(mis), want.end())),
+                   "bf16 " << bf16 << " misalign " << mis);
+      }
+    });
+  }
 }

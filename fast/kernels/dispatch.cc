@@ -12,6 +12,7 @@
 #include "fast/kernels/dequant-inl.h"
 #include "fast/kernels/maxabs-inl.h"
 #include "fast/kernels/minmax-inl.h"
+#include "fast/kernels/narrow-inl.h"
 #include "fast/kernels/pack-inl.h"
 #include "fast/kernels/quantize-inl.h"
 #include "fast/kernels/scales-inl.h"
@@ -79,6 +80,7 @@ namespace qscheme::fast::kernels {
   X(segment_min_max_keys, SegmentMinMaxKeysImpl)          \
   X(quantize_affine, QuantizeAffineImpl)                   \
   X(dequant_affine, DequantAffineImpl)                     \
+  X(narrow_f32, NarrowF32Impl)                             \
   X(lanes_f32, LanesF32Impl)                               \
   X(target, TargetImpl)
 

@@ -353,6 +353,11 @@ struct Kernels {
   void (*dequant_affine)(const std::int32_t* c32, const std::uint8_t* c8, bool c8_signed, std::size_t len,
                          std::size_t start, std::size_t bw, const float* s, const std::int32_t* z, double g,
                          float* out);
+  // -- narrow-inl.h: dequantize's 16-bit outputs
+  // out[i] = the bit pattern of y[i] rounded to nearest-even f16 (bf16 false) or bf16: subnormals
+  // included, past the largest finite value infinity, a NaN the quiet NaN of its sign (f16 0x7E00,
+  // bf16 0x7FC0), zeros keep their sign.
+  void (*narrow_f32)(const float* y, std::size_t n, bool bf16, std::uint16_t* out);
 
   // -- the target
   // f32 lanes of one vector (bw and unit starts of the bytes path must be multiples).

@@ -1,8 +1,8 @@
-// Scalar twins of the affine family's entry points (kernels/dispatch.h: min_max_keys,
-// segment_min_max_keys, quantize_affine, dequant_affine), written from the definitions
-// (std::nearbyint on the f64 quotient, the clamp after the zero point, no window) rather than
-// from the SIMD formulation, so that a test comparing the two can catch a wrong trick. Used by
-// tests/fast_kernels_test.cpp.
+// Scalar twins of the extension's entry points (kernels/dispatch.h: min_max_keys,
+// segment_min_max_keys, quantize_affine, dequant_affine, narrow_f32), written from the
+// definitions (std::nearbyint on the f64 quotient, the clamp after the zero point, no window;
+// rounding on the bits of the f32 pattern) rather than from the SIMD formulation, so that a test
+// comparing the two can catch a wrong trick. Used by tests/fast_affine_kernels_test.cpp.
 #pragma once
 
 #include <cmath>
@@ -84,6 +84,37 @@ inline void dequant_affine(const std::int32_t* c32, const std::uint8_t* c8, bool
     const std::int32_t d = q - (z ? z[k] : 0);
     out[i] = g == 1.0 ? static_cast<float>(d) * s[k] : static_cast<float>(static_cast<double>(d) * s[k] * g);
   }
+}
+
+// y rounded to nearest-even f16 (bf16 false) or bf16: the bits of the f32 significand below the
+// target's last one decide, compared with half of it; subnormal f16 results shift the significand
+// further right first. NaN gives the quiet NaN of its sign, overflow infinity.
+inline std::uint16_t narrow_f32(float y, bool bf16) {
+  const std::uint32_t b = f32_bits(y);
+  const std::uint32_t sign = (b >> 16) & 0x8000u, mag = b & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) return static_cast<std::uint16_t>(sign | (bf16 ? 0x7FC0u : 0x7E00u));
+  // Drops `shift` low bits of v with round-half-to-even.
+  auto round_off = [](std::uint32_t v, int shift) -> std::uint32_t {
+    if (shift >= 32) return 0;
+    const std::uint32_t q = v >> shift, rem = v & ((1u << shift) - 1), half = 1u << (shift - 1);
+    return q + ((rem > half || (rem == half && (q & 1))) ? 1 : 0);
+  };
+  if (bf16) return static_cast<std::uint16_t>(sign | round_off(mag, 16));  // a carry into the exponent is right
+  const int e = static_cast<int>(mag >> 23);
+  if (e >= 143) return static_cast<std::uint16_t>(sign | 0x7C00u);  // 2^16 and beyond (inf too)
+  if (e >= 113) {
+    // f16 normal range [2^-14, 2^16): rebias, keep 10 mantissa bits; a carry reaches inf at 65520.
+    const std::uint32_t r = round_off(mag - (112u << 23), 13);
+    return static_cast<std::uint16_t>(sign | (r > 0x7C00u ? 0x7C00u : r));
+  }
+  // f16 subnormal: the significand (with its hidden bit) in units of 2^-24.
+  if (e == 0) return static_cast<std::uint16_t>(sign);  // an f32 subnormal is far below 2^-25
+  const std::uint32_t m = (mag & 0x7FFFFFu) | 0x800000u;
+  return static_cast<std::uint16_t>(sign | round_off(m, 126 - e));
+}
+
+inline void narrow_f32(const float* y, std::size_t n, bool bf16, std::uint16_t* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = narrow_f32(y[i], bf16);
 }
 
 }  // namespace qscheme::fast::scalar
