@@ -140,28 +140,39 @@ class Builder {
   }
 
   // Affine mode, per block: a least and a largest x that calibrate the scale to a grid value c
-  // and the zero point to lo + k (k random in [0, W]), so that the other elements, at the
-  // half-integers (j + 1/2) c of the codes and one f32 ulp either side, are ties after scaling.
+  // and the zero point to lo + k (k random in [0, W]), or a least x of -(k + 1/2) c that puts the
+  // zero point on a tie, or a range a hair above W c (the largest x W c, the least a tiny negative:
+  // their f64 sum is W c, and the scale must still step up); the other elements at the
+  // half-integers (j + 1/2) c of the codes and one f32 ulp either side.
   std::vector<float> affine_ties() {
     std::vector<float> x(l_.elements);
     const double W = static_cast<double>(vi_.hi) - vi_.lo;
-    std::vector<double> step(l_.scales, 0.0);
-    std::vector<std::int64_t> below(l_.scales, 0);
-    std::vector<int> seen(l_.scales, 0);
-    for_each_element(l_, [&](std::uint64_t i, std::uint64_t b) {
-      if (step[b] == 0.0) {
-        step[b] = anchor_step();
-        below[b] = static_cast<std::int64_t>(rng_() % static_cast<std::uint32_t>(W + 1));
+    struct Block {
+      double step = 0, below = 0;
+      bool hair = false;
+      int seen = 0;
+    };
+    std::vector<Block> blocks(l_.scales);
+    for_each_element(l_, [&](std::uint64_t i, std::uint64_t bi) {
+      Block& b = blocks[bi];
+      if (b.step == 0.0) {
+        b.step = anchor_step();
+        const double k = static_cast<double>(rng_() % static_cast<std::uint32_t>(W));
+        switch (bi % 3) {
+          case 0: b.below = k + static_cast<double>(rng_() % 2); break;  // 0 .. W
+          case 1: b.below = k + 0.5; break;
+          default: b.hair = true; break;
+        }
       }
-      const int n = seen[b]++;
+      const int n = b.seen++;
       double v;
       if (n == 0) {
-        v = -static_cast<double>(below[b]) * step[b];
+        v = b.hair ? -1e-30 : -b.below * b.step;
       } else if (n == 1) {
-        v = (W - static_cast<double>(below[b])) * step[b];
+        v = b.hair ? W * b.step : (W - b.below) * b.step;
       } else {
-        const std::int64_t j = static_cast<std::int64_t>(rng_() % static_cast<std::uint32_t>(W)) - below[b];
-        v = (static_cast<double>(j) + 0.5) * step[b];
+        const double j = static_cast<double>(rng_() % static_cast<std::uint32_t>(W)) - std::floor(b.below);
+        v = (j + 0.5) * b.step;
       }
       float f = static_cast<float>(v);
       if (n >= 2 && i % 3 == 1) f = std::nextafter(f, FLT_MAX);

@@ -424,32 +424,39 @@ std::int32_t edge_zero_point(const ValueInfo& vi) {
 }
 
 // Per block: a least and a largest x that calibrate the affine scale to c = m 2^k and the zero
-// point to lo + k0 (exact profile; onnx's f32 steps give the same c and zero point for u8); the
-// other elements at the half-integers (j + 1/2) c of the codes, exactly or an ulp either side.
+// point to lo + k0 (exact profile; onnx's f32 steps give the same c and zero point for u8), or
+// with a least x of -(k0 + 1/2) c that puts the zero point on a tie; or a range a hair above W c
+// (a largest x of W c and a tiny negative least one: its f64 sum is W c, the scale must still
+// step up). The other elements at the half-integers (j + 1/2) c of the codes, exactly or an ulp
+// either side.
 std::vector<float> affine_ties(const Scheme& s, const Layout& l) {
   const ValueInfo& vi = info(s.value);
   const double W = static_cast<double>(vi.hi) - vi.lo;
   std::vector<float> x(l.elements);
-  std::vector<double> step(l.scales, 0.0);
-  std::vector<std::int64_t> below(l.scales, 0);
-  std::vector<std::uint64_t> seen(l.scales, 0);
+  struct Block {
+    double step = 0, below = 0;
+    bool hair = false;
+    std::uint64_t seen = 0;
+  };
+  std::vector<Block> blocks(l.scales);
   for (std::uint64_t i = 0; i < l.elements; ++i) {
-    const std::uint64_t b = block_of(l, i);
-    if (step[b] == 0.0) {
-      step[b] = std::ldexp(static_cast<double>(*rc::gen::element(1, 3, 5, 7)), *rc::gen::inRange(-12, 4));
-      below[b] = *rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::just<std::int64_t>(0)},
-                                                         {1, rc::gen::just(static_cast<std::int64_t>(W))},
-                                                         {2, rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(W) + 1)}});
+    Block& b = blocks[block_of(l, i)];
+    if (b.step == 0.0) {
+      b.step = std::ldexp(static_cast<double>(*rc::gen::element(1, 3, 5, 7)), *rc::gen::inRange(-12, 4));
+      const int shape = *rc::gen::inRange(0, 6);
+      b.hair = shape == 0;
+      const auto k0 = static_cast<double>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(W)));
+      b.below = shape == 1 ? 0.0 : shape == 2 ? W : shape == 3 ? k0 + 0.5 : k0;
     }
-    const std::uint64_t n = seen[b]++;
+    const std::uint64_t n = b.seen++;
     double v;
     if (n == 0) {
-      v = -static_cast<double>(below[b]) * step[b];
+      v = b.hair ? -static_cast<double>(*rc::gen::element(FLT_TRUE_MIN, 1e-30f, 1e-20f)) : -b.below * b.step;
     } else if (n == 1) {
-      v = (W - static_cast<double>(below[b])) * step[b];
+      v = b.hair ? W * b.step : (W - b.below) * b.step;
     } else {
-      v = (static_cast<double>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(W))) -
-           static_cast<double>(below[b]) + 0.5) * step[b];
+      v = (static_cast<double>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(W))) - std::floor(b.below) +
+           0.5) * b.step;
     }
     float f = static_cast<float>(v);
     if (n >= 2) {
@@ -585,6 +592,48 @@ RC_BOOST_PROP(zeros_of_either_sign_take_their_blocks_zero_point_in_both_engines,
   for (std::uint64_t i = 0; i < l.elements; ++i) {
     if (c.x[i] == 0.0f) RC_ASSERT(f->codes[i] == f->zero_points[block_of(l, i)]);
   }
+}
+
+// Tensors of many units (4,097 to 20,000 elements: the extension stage quantizes 4,096-element
+// units, or one block, a unit at a time): a scale per tensor (given), per row, per column, per
+// block along the rows; calibrated (affine ties or hard-case data) and given; both outputs,
+// quantize_into's one pass against the reference.
+RC_BOOST_PROP(tensors_of_many_units_quantize_as_in_the_reference, ()) {
+  const std::uint64_t cols = *rc::gen::element<std::uint64_t>(64, 100, 1000, 4096, 5000);
+  const std::uint64_t rows = (*rc::gen::inRange<std::uint64_t>(4097, 20001) + cols - 1) / cols;
+  const std::string kind = *rc::gen::element(std::string("u8"), std::string("u4"), std::string("q8f"), std::string("u16"));
+  const std::string level = *rc::gen::element(std::string(""), std::string(":axis(1)=f32"), std::string(":axis(1)=bf16"),
+                                              std::string(":axis(0)=f32"), std::string(":block[32]=f16"));
+  Case c;
+  c.scheme = parse_scheme(kind + ":affine" + level).value();
+  c.shape = {rows, cols};
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x = *rc::gen::arbitrary<bool>() ? affine_ties(c.scheme, l) : std::vector<float>(l.elements);
+  if (c.x.size() == l.elements && std::all_of(c.x.begin(), c.x.end(), [](float v) { return v == 0.0f; })) {
+    for (float& v : c.x) v = *ordinary(0, 8);
+  }
+  c.options.profile = kind == "u8" && level.find("f32") != std::string::npos && *rc::gen::arbitrary<bool>()
+                          ? Profile::onnx
+                          : Profile::exact;
+  if (level.empty() || *rc::gen::inRange(0, 3) == 0) {
+    GivenScales g;
+    for (std::uint64_t j = 0; j < l.scales; ++j) {
+      g.block.push_back(std::ldexp(1.0f + static_cast<float>(*rc::gen::inRange(0, 16)) / 16, *rc::gen::inRange(-8, 4)));
+      g.zero_points.push_back(edge_zero_point(info(c.scheme.value)));
+    }
+    c.options.scales = g;
+  } else if (c.options.profile == Profile::onnx && c.scheme.value != Value::u8) {
+    c.options.profile = Profile::exact;
+  }
+  RC_TAG(kind + level, c.options.scales ? "given" : "calibrated");
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  if (!r.ok()) return;
+  std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+  RC_ASSERT(fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(),
+                                    fast::OutputPolicy::single_pass)
+                .ok());
+  RC_ASSERT(out == reference::encode(*r).value());
 }
 
 RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
