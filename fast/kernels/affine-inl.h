@@ -128,7 +128,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> AffineVector(DF df, hn::Vec<DF>
     }
     if constexpr (kOp == AffineOp::multiply) {
       // torch's cast to int64: NaN (0 * inf) and |t| >= 2^63 become INT64_MIN, then lo.
-      const auto bad = hn::Or(hn::Ne(t, t), hn::Ge(hn::Abs(t), hn::Set(df, 0x1p63f)));
+      const auto bad = hn::Or(hn::IsNaN(t), hn::Ge(hn::Abs(t), hn::Set(df, 0x1p63f)));
       qf = hn::IfThenZeroElse(bad, hn::Min(hn::Max(qf, k.flo), k.fhi));
       q = hn::Add(hn::ConvertTo(di, qf), p.z);
       q = hn::Min(hn::Max(q, hn::Set(di, s.lo)), hn::Set(di, s.hi));
