@@ -468,14 +468,19 @@ std::vector<float> affine_ties(const Scheme& s, const Layout& l) {
   return x;
 }
 
-// Options of the extension's points: exact, onnx or burn; calibrated (minmax or absmean) or with
-// given scales, and for affine mode given zero points (none: zero points of 0) at the range's edges.
+// Options of the extension's points: exact, onnx or burn, or torch's point (recipes torch-qint8
+// and torch-quint8, given scales only); calibrated (minmax or absmean) or with given scales (zero
+// among them now and then), and for affine mode given zero points (none: zero points of 0) at
+// the range's edges.
 QuantizeOptions extension_options(const Scheme& s, const Layout& l) {
   QuantizeOptions o;
   o.profile = *rc::gen::element(Profile::exact, Profile::onnx, Profile::burn);
   o.calibration = *rc::gen::weightedOneOf<Calibration>({{3, rc::gen::just(Calibration::minmax)},
                                                        {1, rc::gen::just(Calibration::absmean)}});
-  if (*rc::gen::inRange(0, 2) == 0) {
+  const Recipe& torch = *find_recipe("torch-qint8").value();
+  const bool torch_point = validate_rules(torch.rules, s, Calibration::minmax, true).ok() && *rc::gen::inRange(0, 4) == 0;
+  if (torch_point) o = recipe_options(torch, o);
+  if (torch_point || *rc::gen::inRange(0, 2) == 0) {
     o.scales = *given_scales_for(s, l);
     if (s.affine() && *rc::gen::inRange(0, 4) != 0) {
       for (std::uint64_t j = 0; j < l.zero_points; ++j) o.scales->zero_points.push_back(edge_zero_point(info(s.value)));
@@ -511,12 +516,14 @@ void check_engines_agree(const Case& c) {
   }
   if (!r.ok()) return;
   RC_ASSERT(fast::encode(*r).value() == *rb);
-  RC_ASSERT(fast::decode(c.scheme, c.shape, *rb, r->profile).value() == *r);
+  RC_ASSERT((r->rules ? fast::decode(c.scheme, c.shape, *rb, *r->rules) : fast::decode(c.scheme, c.shape, *rb, r->profile))
+                .value() == *r);
   const auto ry = reference::dequantize(*r).value();
   RC_ASSERT(same_f32_bits(fast::dequantize(*r).value(), ry));
+  const Profile reading = r->rules ? fast::reading_profile(*r->rules).value() : r->profile;
   for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
     std::vector<float> y(l.elements);
-    RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, rb->data(), rb->size(), r->profile, y.data(), y.size(), pol)
+    RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, rb->data(), rb->size(), reading, y.data(), y.size(), pol)
                   .ok());
     RC_ASSERT(same_f32_bits(y, ry));
   }
@@ -525,12 +532,17 @@ void check_engines_agree(const Case& c) {
   }
 }
 
+// A case of scheme s: a shape it accepts, the generator's hard-case data with some zeros of
+// either sign sprinkled in, the extension's options.
 Case extension_case(const Scheme& s) {
   Case c;
   c.scheme = s;
   c.shape = *rc::gen::suchThat(shape_for(s), [s](const std::vector<std::uint64_t>& sh) { return validate(s, sh).ok(); });
   const Layout l = make_layout(s, c.shape).value();
   c.x = *tensor_for(s, l);
+  for (int i = c.x.empty() ? 0 : *rc::gen::inRange(0, 4); i > 0; --i) {
+    c.x[*rc::gen::inRange<std::size_t>(0, c.x.size())] = *rc::gen::element(0.0f, -0.0f);
+  }
   c.options = extension_options(s, l);
   return c;
 }
@@ -544,6 +556,7 @@ RC_BOOST_PROP(fast_equals_the_reference_on_extension_kinds_affine_mode_and_per_a
   const Case c = maybe_broken(extension_case(extension_scheme()));
   RC_TAG(std::string(info(c.scheme.value).name) + (c.scheme.affine() ? " affine" : "") + (c.scheme.axis ? " axis" : ""));
   RC_CLASSIFY(c.options.scales.has_value(), "given scales");
+  RC_CLASSIFY(c.options.rules.has_value(), "torch's point");
   RC_LOG() << c << "\n";
   check_engines_agree(c);
 }
@@ -572,7 +585,9 @@ RC_BOOST_PROP(zeros_of_either_sign_take_their_blocks_zero_point_in_both_engines,
   RC_PRE(s.affine());
   Case c = extension_case(s);
   const Layout l = make_layout(s, c.shape).value();
-  // The points that run affine mode: exact (calibrated or given), onnx (given, or u8 calibrated).
+  // The points that run affine mode: exact (calibrated or given), onnx (given, or u8 calibrated);
+  // not torch's, whose zero scale gives a zero x the code lo.
+  c.options.rules.reset();
   c.options.calibration = Calibration::minmax;
   c.options.profile = *rc::gen::element(Profile::exact, Profile::onnx);
   if (c.options.profile == Profile::onnx && (s.scale_dtype() != ScaleDtype::f32 ||

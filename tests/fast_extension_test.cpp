@@ -14,6 +14,7 @@
 #include "reference/reference.hpp"
 #include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "tests/support/sanitized.hpp"
 
@@ -181,4 +182,24 @@ BOOST_AUTO_TEST_CASE(a_4096_by_4096_per_row_u8_affine_quantize_round_trips_throu
   std::size_t distinct_z = 0;
   for (std::size_t r = 1; r < f->zero_points.size(); ++r) distinct_z += f->zero_points[r] != f->zero_points[r - 1];
   BOOST_TEST(distinct_z > rows / 2);
+}
+
+// torch's point (recipes torch-qint8, torch-quint8): a zero given scale multiplies by an infinite
+// reciprocal, so a zero x has a NaN quotient and any other x an infinite one; both become
+// INT64_MIN and then lo, whatever the zero point.
+BOOST_AUTO_TEST_CASE(torch_zero_scales_give_lo_whatever_the_zero_point) {
+  for (const char* text : {"q8s:affine:block[4]=f32", "u8:affine:block[4]=f32", "q8f:affine:block[4]=f32"}) {
+    const qscheme::Scheme s = qscheme::parse_scheme(text).value();
+    const Shape shape{8};
+    const std::vector<float> x{0.0f, -0.0f, 1.0f, -3.0f, 0.0f, 0.5f, 2.0f, -0.0f};
+    qscheme::QuantizeOptions o = qscheme::recipe_options(*qscheme::find_recipe("torch-qint8").value(), {});
+    o.scales = qscheme::GivenScales{{0.0f, 0.25f}, std::nullopt, {qscheme::info(s.value).hi, 3}};
+    const auto r = qscheme::reference::quantize(s, shape, x, o);
+    const auto f = fast::quantize(s, shape, x, o);
+    BOOST_TEST_REQUIRE(r.ok(), r.status().to_string());
+    BOOST_TEST_REQUIRE(f.ok(), f.status().to_string());
+    BOOST_TEST((f->codes == r->codes), text);
+    const std::int32_t lo = qscheme::info(s.value).lo;
+    BOOST_TEST((std::vector<std::int32_t>(r->codes.begin(), r->codes.begin() + 4) == std::vector<std::int32_t>(4, lo)), text);
+  }
 }
