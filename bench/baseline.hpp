@@ -216,6 +216,9 @@ struct Kernel {
   std::size_t warm_up = 0;
   // quantize under a recipe's point (scheme/recipes.hpp) instead of `profile`
   const char* recipe = nullptr;
+  // The bytes quantize writes and dequantize reads: Burn's layout, or ggml's blocks (the point's
+  // own: `recipe`'s, else `profile`'s).
+  ByteFormat format = ByteFormat::burn;
 };
 
 // The warm-up call of the `after a warm-up` first-call rows: one block of 32.
@@ -329,6 +332,11 @@ inline const std::vector<Kernel>& kernels() {
        .api = Api::bytes_single_pass, .recipe = "torchao-mx-rceil"},
       {.name = "quantize mxfp4 ocp-mx", .scheme = "mxfp4", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
+      // microxcaling: its exponent rule, f32 division and its own minifloat rounding (mx_steps.hpp).
+      {.name = "quantize mxfp8 microxcaling", .scheme = "mxfp8", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},
+      {.name = "quantize mxfp4 microxcaling", .scheme = "mxfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},
       // The f32-step recipes over given f32 scales (the input's own, calibrated by the exact
       // profile), q8_0's blocks with f32 scales, against the exact profile's codes of the same.
       {.name = "quantize q8s:block[32]=f32 given scales", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,
@@ -339,6 +347,18 @@ inline const std::vector<Kernel>& kernels() {
        .profile = Profile::onnx, .direction = Direction::quantize, .api = Api::bytes, .given = true},
       {.name = "quantize q8s:block[32]=f32 torch-qint8", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true, .recipe = "torch-qint8"},
+      // ggml's recipes into ggml's own blocks (block_q8_0, block_q4_0), one pass, and block_q8_0 back.
+      {.name = "quantize q8_0 ggml-q8_0", .scheme = "q8_0", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .recipe = "ggml-q8_0", .format = ByteFormat::ggml},
+      {.name = "quantize q8_0 ggml-q8_0-x86", .scheme = "q8_0", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "ggml-q8_0-x86",
+       .format = ByteFormat::ggml},
+      {.name = "quantize q4_0 ggml-q4_0", .scheme = "q4f:packed-u32(0):block[32]=f16", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "ggml-q4_0",
+       .format = ByteFormat::ggml},
+      {.name = "dequantize q8_0 ggml bytes", .scheme = "q8_0", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .recipe = "ggml-q8_0",
+       .format = ByteFormat::ggml},
       // Affine mode (zero points), u8: one scale for the tensor, calibrated (min and max first: two
       // passes) or given (the input's own, with its zero point: one pass); a scale per row
       // (axis(1) of [n / 4096, 4096]), calibrated row by row in one pass; and back to f32.
@@ -392,7 +412,16 @@ class KernelRun {
       }
       options_ = recipe_options(**r, options_);
     }
-    bytes_.resize(l->total_bytes);
+    std::uint64_t total = l->total_bytes;
+    if (k.format == ByteFormat::ggml) {
+      auto g = ggml_layout(scheme_, shape_);
+      if (!g) {
+        status_ = g.status();
+        return;
+      }
+      total = g->total_bytes;
+    }
+    bytes_.resize(total);
     if (k.direction == Direction::quantize && k.given) {
       // The exact profile calibrates them: onnx and torch-qint8 take only given scales.
       QuantizeOptions calibrate;
@@ -425,7 +454,7 @@ class KernelRun {
         return;
       }
       q_ = std::move(*q);
-      auto b = fast::encode(q_);
+      auto b = fast::encode(q_, k.format);
       if (!b) {
         status_ = b.status();
         return;
@@ -460,13 +489,17 @@ class KernelRun {
         return fast::quantize_into(scheme_, shape_, x_.data(), x_.size(), options_, codes_.data(), scale_bits_.data(),
                                    &global_bits_, zero_points_.data());
       }
-      return fast::quantize_to_bytes(scheme_, shape_, x_.data(), x_.size(), options_, bytes_.data(), bytes_.size(), pol);
+      return fast::quantize_to_bytes(scheme_, shape_, x_.data(), x_.size(), options_, kernel_.format, bytes_.data(),
+                                     bytes_.size(), pol);
     }
     if (kernel_.api == Api::codes) return fast::dequantize_into(q_, out_.data(), out_.size());
     const std::size_t was = fast::kernels::StreamBytes();
     if (kernel_.streamed) fast::kernels::SetStreamBytes(0);
-    const Status st = fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), kernel_.profile,
-                                                  out_.data(), out_.size(), pol);
+    const Status st = kernel_.recipe || kernel_.format != ByteFormat::burn
+                          ? fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), rules_of(options_),
+                                                        kernel_.format, out_.data(), out_.size(), pol)
+                          : fast::dequantize_from_bytes(scheme_, shape_, bytes_.data(), bytes_.size(), kernel_.profile,
+                                                        out_.data(), out_.size(), pol);
     fast::kernels::SetStreamBytes(was);
     return st;
   }

@@ -13,6 +13,7 @@
 
 #include "fast/fast.hpp"
 #include "fast/output_dtype.hpp"
+#include "scheme/byte_format.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/recipes.hpp"
@@ -103,18 +104,13 @@ qscheme::Result<Tensor> ParseTensor(const char* scheme, const uint64_t* shape, s
 }
 
 // A recipe by name (NULL: none), and the scheme of a call: the given text, or the recipe's
-// first scheme when it is NULL or empty; a recipe that writes ggml's blocks is not run here yet.
+// first scheme when it is NULL or empty.
 qscheme::Result<const qscheme::Recipe*> FindRecipe(const char* name) {
   if (!name) return static_cast<const qscheme::Recipe*>(nullptr);
-  auto r = qscheme::find_recipe(name);
-  if (!r) return r.status();
-  if ((*r)->format != qscheme::ByteFormat::burn) {
-    return qscheme::Status(ErrorCode::unsupported_profile, "recipe " + std::string((*r)->name) +
-                                                               " stores ggml's blocks, which the fast engine does not "
-                                                               "write or read yet; use the reference engine");
-  }
-  return *r;
+  return qscheme::find_recipe(name);
 }
+// The byte format of a call: the recipe's own (ggml's blocks for the ggml recipes), else Burn's.
+qscheme::ByteFormat FormatOf(const qscheme::Recipe* r) { return r ? r->format : qscheme::ByteFormat::burn; }
 qscheme::Result<qscheme::Scheme> SchemeOf(const qscheme::Recipe* r, const char* scheme) {
   if (!r) return qscheme::parse_scheme(scheme);
   return qscheme::recipe_scheme(*r, scheme ? scheme : "");
@@ -201,21 +197,33 @@ int Quantize(const char* recipe, const char* scheme, const uint64_t* shape, size
       if (options->has_global) g.global = options->global_scale;
       o.scales = std::move(g);
     }
+    // The byte count in the recipe's format: ggml's blocks need a layout of their own, whose error
+    // comes after quantize's (the C++ API's order).
+    const qscheme::ByteFormat format = FormatOf(*r);
+    std::uint64_t total = l.total_bytes;
+    if (format == qscheme::ByteFormat::ggml) {
+      const auto g = qscheme::ggml_layout(s, sh);
+      if (!g) {
+        const auto q = qscheme::fast::quantize(s, sh, std::span<const float>(x, n), o);
+        return Fail(q ? g.status() : q.status(), err_index);
+      }
+      total = g->total_bytes;
+    }
     // Room for the bytes: the fused path writes them in place (every error found before its
     // first write; with single_pass, a non-finite x found later leaves out unspecified).
-    if (out_cap >= l.total_bytes) {
+    if (out_cap >= total) {
       const auto pol = options && options->single_pass ? qscheme::fast::OutputPolicy::single_pass
                                                        : qscheme::fast::OutputPolicy::untouched_on_error;
       const qscheme::Status st =
-          qscheme::fast::quantize_to_bytes(s, sh, x, n, o, out, static_cast<std::size_t>(l.total_bytes), pol);
+          qscheme::fast::quantize_to_bytes(s, sh, x, n, o, format, out, static_cast<std::size_t>(total), pol);
       if (!st.ok()) return Fail(st, err_index);
-      *out_len = static_cast<size_t>(l.total_bytes);
+      *out_len = static_cast<size_t>(total);
       return Ok(err_index);
     }
     // Too little room: the data errors first, in their documented order, out untouched.
     const auto q = qscheme::fast::quantize(s, sh, std::span<const float>(x, n), o);
     if (!q) return Fail(q.status(), err_index);
-    const auto b = qscheme::fast::encode(*q);
+    const auto b = qscheme::fast::encode(*q, format);
     if (!b) return Fail(b.status(), err_index);
     *out_len = b->size();
     if (out_cap < b->size()) {
@@ -257,12 +265,16 @@ int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, si
     const auto r = FindRecipe(recipe);
     if (!r) return Fail(r.status(), err_index);
     qscheme::Rules rules = qscheme::profile_rules(static_cast<qscheme::Profile>(profile));
+    const qscheme::ByteFormat format = FormatOf(*r);
     if (*r) {
-      // A recipe's stored tensors are read as the profile whose reading equals its point's.
       rules = (*r)->rules;
-      const auto p = qscheme::fast::reading_profile(rules);
-      if (!p) return Fail(p.status(), err_index);
-      profile = static_cast<int>(*p);
+      // A recipe's Burn bytes are read as the profile whose reading equals its point's; ggml's
+      // blocks under the point itself (dequantize_from_bytes checks that it reads it).
+      if (format == qscheme::ByteFormat::burn) {
+        const auto p = qscheme::fast::reading_profile(rules);
+        if (!p) return Fail(p.status(), err_index);
+        profile = static_cast<int>(*p);
+      }
     }
     // len is checked against the layout before a byte is read, as decode does first.
     const auto t = ParseTensor(SchemeOf(*r, scheme), shape, rank);
@@ -270,16 +282,27 @@ int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, si
     const qscheme::Scheme& s = t->scheme;
     const qscheme::Shape sh = t->shape;
     const qscheme::Layout& l = t->layout;
-    if (len != l.total_bytes) return Fail(qscheme::errors::byte_count(len, l), err_index);
+    if (format == qscheme::ByteFormat::ggml) {
+      const auto g = qscheme::ggml_layout(s, sh);
+      if (!g) return Fail(g.status(), err_index);
+      if (len != g->total_bytes) {
+        return Fail(qscheme::errors::ggml_byte_count(len, g->blocks, g->block_bytes, g->total_bytes), err_index);
+      }
+    } else if (len != l.total_bytes) {
+      return Fail(qscheme::errors::byte_count(len, l), err_index);
+    }
     if (out_cap >= l.elements) {
-      const qscheme::Status st = qscheme::fast::dequantize_from_bytes(
-          s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, static_cast<std::size_t>(l.elements));
+      const std::size_t ne = static_cast<std::size_t>(l.elements);
+      const qscheme::Status st =
+          format == qscheme::ByteFormat::ggml
+              ? qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, rules, format, out, ne)
+              : qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, ne);
       if (!st.ok()) return Fail(st, err_index);
-      *out_len = static_cast<size_t>(l.elements);
+      *out_len = ne;
       return Ok(err_index);
     }
     // Too little room: the data errors first, in their documented order, out untouched.
-    const auto q = qscheme::fast::decode(s, sh, std::span<const std::uint8_t>(bytes, len), rules);
+    const auto q = qscheme::fast::decode(s, sh, std::span<const std::uint8_t>(bytes, len), rules, format);
     if (!q) return Fail(q.status(), err_index);
     const auto d = qscheme::fast::dequantize(*q);
     if (!d) return Fail(d.status(), err_index);
@@ -298,6 +321,27 @@ int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, si
 }  // namespace
 
 extern "C" {
+
+int qscheme_fast_recipe_bytes_size(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                   size_t* bytes, uint64_t* err_index) {
+  return Guard(err_index, [&] {
+    if (!recipe) return NullArgument("recipe", err_index);
+    if (!shape && rank) return NullArgument("shape (with rank > 0)", err_index);
+    if (!bytes) return NullArgument("bytes", err_index);
+    const auto r = FindRecipe(recipe);
+    if (!r) return Fail(r.status(), err_index);
+    const auto t = ParseTensor(SchemeOf(*r, scheme), shape, rank);
+    if (!t) return Fail(t.status(), err_index);
+    std::uint64_t total = t->layout.total_bytes;
+    if (FormatOf(*r) == qscheme::ByteFormat::ggml) {
+      const auto g = qscheme::ggml_layout(t->scheme, t->shape);
+      if (!g) return Fail(g.status(), err_index);
+      total = g->total_bytes;
+    }
+    *bytes = static_cast<size_t>(total);
+    return Ok(err_index);
+  });
+}
 
 int qscheme_fast_quantize(const char* scheme, const uint64_t* shape, size_t rank, const float* x, size_t n,
                           const qscheme_quantize_options* options, uint8_t* out, size_t out_cap, size_t* out_len,

@@ -172,7 +172,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   const Layout& l = r->l;
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
-  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->profile, l, &eb, &gs));
+  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->stored, l, &eb, &gs));
   std::vector<std::uint8_t> out(l.total_bytes);
   detail::write_values(q.scheme, l, q.codes.data(), out.data());
   detail::write_scales(q.scheme, l, q.scale_bits.data(), q.global_bits ? &*q.global_bits : nullptr, out.data());
@@ -180,14 +180,18 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   return out;
 }
 
-Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
+namespace {
+
+// Burn's layout read under a reading (its profile and the point's wider patterns).
+Result<QuantizedTensor> decode_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                                  const detail::StoredReading& reading) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   auto lr = layout_for_bytes(scheme, shape, bytes.size());
   if (!lr) return lr.status();
   const Layout& l = *lr;
   QuantizedTensor q;
   q.scheme = scheme;
-  q.profile = profile;
+  q.profile = reading.profile;
   q.shape.assign(shape.begin(), shape.end());
   // Checks in the reference's order (reference/bytes.cpp), each reporting the first offender:
   // padding (byte offset of its storage element), a native sub-byte code that is no sign
@@ -210,7 +214,7 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
       return errors::bad_native_byte(bad, scheme.value, bytes[bad]);
     }
   }
-  const detail::CodeRange cr = detail::code_range(scheme.value);
+  const detail::CodeRange cr = detail::code_range(scheme.value, reading);
   const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask);
   if (bad != q.codes.size()) {
     return errors::bad_code(bad, scheme.value, q.codes[bad]);
@@ -221,8 +225,8 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   const std::uint8_t* p = bytes.data() + l.value_bytes;
   for (std::size_t j = 0; j < l.scales; ++j) {
     q.scale_bits[j] = detail::get_le(p + j * sb, sb);
-    double v;
-    if (!detail::scale_from_bits(q.scale_bits[j], sd, &v)) {
+    float v;
+    if (!detail::read_scale(q.scale_bits[j], sd, reading, &v)) {
       return errors::bad_scale(j, sd, q.scale_bits[j]);
     }
   }
@@ -242,13 +246,19 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   return q;
 }
 
+}  // namespace
+
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile) {
+  return decode_as(scheme, shape, bytes, detail::StoredReading{profile});
+}
+
 Result<Profile> reading_profile(const Rules& rules) { return detail::stored_profile(rules); }
 
 Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                const Rules& rules) {
-  const Result<Profile> p = detail::stored_profile(rules);
-  if (!p) return p.status();
-  Result<QuantizedTensor> q = decode(scheme, shape, bytes, *p);
+  const Result<detail::StoredReading> r = detail::stored_reading(rules, scheme);
+  if (!r) return r.status();
+  Result<QuantizedTensor> q = decode_as(scheme, shape, bytes, *r);
   if (q && !profile_of(rules)) q->rules = rules;
   return q;
 }

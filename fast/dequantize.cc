@@ -37,7 +37,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   float gs = 1.0f;
   const bool exact = r->profile != Profile::burn;  // onnx dequantizes as exact
   const bool late_codes = out_private && exact && n == l.elements;
-  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->profile, l, &eb, &gs, !late_codes));
+  QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->stored, l, &eb, &gs, !late_codes));
   for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) {
       return errors::burn_scale_product_overflow(j);
@@ -50,7 +50,7 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   const int fmt = vi.is_float ? detail::mini_fmt(q.scheme.value) : 0;
   const std::int32_t* c = q.codes.data();
   const int mode = 2 + (vi.is_float ? 1 : 0);  // f32 lanes, as check_quantized explains
-  const detail::CodeRange cr = detail::code_range(q.scheme.value);
+  const detail::CodeRange cr = detail::code_range(q.scheme.value, r->stored);
   std::atomic<std::uint64_t> first_bad{UINT64_MAX};
   detail::for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {

@@ -53,7 +53,7 @@ Status ext_dequantize(const QuantizedTensor& q, float* out, std::size_t n) {
   const Layout& l = r->l;
   BigBuffer<float> eb;
   float gs = 1.0f;
-  QSCHEME_RETURN_IF_ERROR(check_quantized(q, r->profile, l, &eb, &gs));
+  QSCHEME_RETURN_IF_ERROR(check_quantized(q, r->stored, l, &eb, &gs));
   const bool burn = r->profile == Profile::burn;
   for (std::size_t j = 0; burn && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
     if (std::isinf(eb[j])) return errors::burn_scale_product_overflow(j);

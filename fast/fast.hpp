@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "scheme/byte_format.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/quantized.hpp"
 #include "scheme/rules.hpp"
@@ -49,9 +50,26 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
 
 // The profile under which the fast engine reads tensors stored under the point `rules` (a
 // recipe's): their checks, dequantize and decode there equal the point's own. unsupported-profile
-// for a point whose stored tensors it does not read yet. (fast::quantize takes a recipe as
-// recipe_options(recipe, options), scheme/recipes.hpp.)
+// for a point whose stored tensors it does not read yet, and for one whose codes or scales no
+// profile holds (ggml's: a full-range code, a negative or infinite scale), which the overloads
+// taking the point read. (fast::quantize takes a recipe as recipe_options(recipe, options),
+// scheme/recipes.hpp.)
 Result<Profile> reading_profile(const Rules& rules);
+
+// ---- byte formats (scheme/byte_format.hpp): Burn's layout, or ggml's blocks -------------------
+//
+// The ggml format holds block_q8_0 and block_q4_0 (schemes q8s, q8f, q4s, q4f with block[32]=f16,
+// an innermost dim that 32 divides); each call below is reference::encode / decode's under the
+// same format and point, errors included (docs/SEMANTICS.md section 12).
+
+// q's bytes in `format`. Errors: q's point not read (unsupported-profile), ggml_layout's, then
+// dequantize's checks of q.
+Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q, ByteFormat format);
+// The tensor bytes in `format` hold under the point `rules` (a profile's point as that profile).
+// ggml: the point not read, ggml_layout's errors, size-mismatch, then block by block its scale
+// (corrupt-bytes, index = block) and its codes (index = element).
+Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                               const Rules& rules, ByteFormat format);
 
 // ---- lower-level entry points: caller-owned buffers, no vectors --------------------------------
 
@@ -85,8 +103,9 @@ enum class OutputPolicy : std::uint8_t {
 // The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
 // calibration or given scales, per-tensor scales or blocks along the last axis whose extent is a
 // multiple of the target's f32 lanes, one or two levels, any store, the MX recipes' points
-// (fast/points.hpp) on such blocks, and the f32-step recipes (the onnx profile, torch-qint8) on
-// them with their given scales; every other case runs quantize + encode.
+// (fast/points.hpp) on such blocks, and the f32-step recipes on them: the onnx profile and
+// torch-qint8 with their given scales, ggml's recipes calibrated; every other case runs
+// quantize + encode.
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
                          OutputPolicy policy = OutputPolicy::untouched_on_error);
@@ -95,6 +114,21 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
 // equal dequantize(decode(...)). Fused for the exact and onnx profiles on the schemes above.
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n,
+                             OutputPolicy policy = OutputPolicy::untouched_on_error);
+
+// quantize_to_bytes in `format`: ggml's blocks fused for every point the units stage takes on
+// them (the profiles, ggml's recipes), out_size == ggml_layout's total_bytes (size-mismatch
+// first, when there is a ggml layout). Bytes and errors equal encode(quantize(...), format).
+Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                         const QuantizeOptions& options, ByteFormat format, std::uint8_t* out, std::size_t out_size,
+                         OutputPolicy policy = OutputPolicy::untouched_on_error);
+
+// dequantize_from_bytes under a point of the rule space, in `format`. Values and errors equal
+// dequantize(decode(scheme, shape, bytes, rules, format)), after the point's own check
+// (unsupported-profile where the fast engine does not read it) and n == element count. ggml's
+// blocks are fused (kernels::dequant_ggml) under every point but burn's.
+Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
+                             const Rules& rules, ByteFormat format, float* out, std::size_t n,
                              OutputPolicy policy = OutputPolicy::untouched_on_error);
 
 // ---- threads -----------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // The points of the rule space (scheme/rules.hpp) the fast engine runs. A point runs either as
-// one of the three profiles, or as the exact profile with another scale step (the MX recipes:
-// their codes are the exact profile's, x / 2^k rounded once); every other point is an
-// unsupported-profile error naming it, never an answer under another point's rules.
+// one of the three profiles, as the exact profile with another scale step (the MX recipes:
+// their codes are the exact profile's, x / 2^k rounded once), or as one of the f32-step recipes
+// (f32_steps.hpp: torch's, ggml's); every other point is an unsupported-profile error naming it,
+// never an answer under another point's rules.
 #pragma once
 
 #include <algorithm>
@@ -17,9 +18,14 @@
 namespace qscheme::fast::detail {
 
 // How a calibrated block's scale follows from its max |x| where a point's rule is not a
-// profile's (docs/SEMANTICS.md section 11): one of the ue8m0 exponent rules, or rceil
+// profile's (docs/SEMANTICS.md section 11): one of the ue8m0 exponent rules (ocp-floor,
+// torchao's ceil and even, microxcaling's log2f-floor), or rceil
 // (arithmetic=f32-reciprocal, scale=up: the smallest power of two >= f32(amax * f32(1 / M))).
-enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_even, rceil };
+enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_even, rceil, log2f_floor };
+
+// ggml's quantizers (recipes ggml-q8_0, ggml-q8_0-x86, ggml-q4_0), calibrated by max |x| or, for
+// q4_0, the signed max: their scales and codes in f32 steps (f32_steps.hpp).
+enum class GgmlPoint : std::uint8_t { none, q8_0, q8_0_x86, q4_0 };
 
 struct Point {
   QuantizeOptions options;  // the profile the point runs as, rules cleared
@@ -28,6 +34,12 @@ struct Point {
   // to even; NaN, +-inf and 2^63 and beyond give lo (torch's INT64_MIN, then the clamp), the rest
   // clamped to [lo, hi]. The stored scales are the given ones.
   bool torch_codes = false;
+  // microxcaling's codes under an exponent rule (recipe microxcaling): t = f32(x / 2^k), rounded
+  // onto the minifloat's grid by floor(f32(q + 0.5)) of q = |t| on its binade's quantum, t's sign,
+  // +0 for a zero t; else the exact profile's codes of x / 2^k.
+  bool mx_steps = false;
+  // ggml's point, on one calibrated level of f32, f16 or bf16 block scales over an integer kind.
+  GgmlPoint ggml = GgmlPoint::none;
 };
 
 // The point options ask for: a profile's point as that profile; any other checked as the
@@ -35,8 +47,25 @@ struct Point {
 // it yet. The caller checks the layout and given scales first, as the reference does.
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options);
 
-// The profile whose reading of stored tensors (their checks, dequantize, decode) equals that of
-// rules r, or unsupported-profile.
+// How the fast engine reads tensors stored under a point (their checks, dequantize, encode,
+// decode): as a profile, over the wider patterns some points produce. With none of them wider it
+// is that profile's reading; the values are the profile's too where the patterns are the
+// profile's, and IEEE f32 products value * scale beyond them (a negative scale, an infinite one:
+// docs/SEMANTICS.md section 11.2), which the exact profile's one rounding of value * s equals.
+struct StoredReading {
+  Profile profile = Profile::exact;
+  bool full_range = false;     // integer codes over the kind's full two's complement range
+  bool signed_scales = false;  // scale patterns with the sign bit set (statistic signed-max)
+  bool inf_scales = false;     // +-inf scale patterns (scale-overflow infinity); one level only
+  bool wider() const { return full_range || signed_scales || inf_scales; }
+};
+
+// The reading of rules r over scheme s, or unsupported-profile (also for a minifloat kind under
+// saturation none, whose NaN and inf code patterns it does not read, and for infinite scales on
+// two levels).
+Result<StoredReading> stored_reading(const Rules& r, const Scheme& s);
+// The profile whose reading of stored tensors equals that of rules r (stored_reading with no
+// wider patterns), or unsupported-profile.
 Result<Profile> stored_profile(const Rules& r);
 
 // The ue8m0 pattern of a block of minifloat kind v with max |x| of bits a (finite), under pick
@@ -50,6 +79,7 @@ class ExponentRule {
       case ScalePick::ocp_floor: return step<ScalePick::ocp_floor>(a);
       case ScalePick::torchao_ceil: return step<ScalePick::torchao_ceil>(a);
       case ScalePick::torchao_even: return step<ScalePick::torchao_even>(a);
+      case ScalePick::log2f_floor: return step<ScalePick::log2f_floor>(a);
       default: return step<ScalePick::rceil>(a);
     }
   }
@@ -71,6 +101,13 @@ class ExponentRule {
         const std::uint32_t rounded = (a + spec_.half_unit) & 0xFF800000u;
         if ((rounded >> 23) == 0xFFu) return 0xFFu;
         return biased(static_cast<int>(rounded >> 23) - 127 - spec_.emax);
+      }
+      case ScalePick::log2f_floor: {
+        // A zero or subnormal a (microxcaling takes 2^-126 for 0) clamps to 2^-127 in every kind.
+        const std::uint32_t field = a >> 23;
+        if (field == 0) return 0;
+        const int up = (a & 0x7FFFFFu) >= spec_.log2_thresholds[field] ? 1 : 0;
+        return biased(static_cast<int>(field) - 127 + up - spec_.emax);
       }
       default: {
         // rceil: u = f32(amax * f32(1 / M)) in f32 arithmetic (IEEE defaults: the drivers'

@@ -80,6 +80,10 @@ size_t qscheme_last_error_message(char* buf, size_t cap);
 /* Number of serialized bytes of a tensor of `shape` (rank entries) under `scheme`. */
 int qscheme_fast_bytes_size(const char* scheme, const uint64_t* shape, size_t rank, size_t* bytes,
                             uint64_t* err_index);
+/* The same for the bytes a recipe writes (scheme NULL or "": the recipe's first): ggml's blocks
+ * for the ggml recipes, Burn's layout for the others. */
+int qscheme_fast_recipe_bytes_size(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
+                                   size_t* bytes, uint64_t* err_index);
 
 /* Quantizes n floats and writes the serialized bytes to out[0..out_cap). *out_len receives the
  * byte count (also when out_cap is too small: then QSCHEME_SIZE_MISMATCH and out untouched).
@@ -108,13 +112,17 @@ int qscheme_fast_dequantize_to(const char* scheme, const uint64_t* shape, size_t
 
 /* The same under a named recipe (`qscheme recipes` lists them; e.g. "ocp-mx"): its point of the
  * rule space replaces options->profile (calibration and given scales still apply). scheme is
- * one the recipe reproduces, or NULL or "" for its first. QSCHEME_INVALID_ARGUMENT for an unknown
- * name or a scheme the recipe does not take; QSCHEME_UNSUPPORTED_PROFILE for a recipe the fast
- * engine does not run yet (the message names it). */
+ * one the recipe reproduces, or NULL or "" for its first. The bytes are the recipe's own: ggml's
+ * blocks (block_q8_0, block_q4_0: docs/SEMANTICS.md section 12) for the ggml recipes, whose
+ * innermost dim 32 must divide (QSCHEME_INVALID_ARGUMENT otherwise, after the data's errors);
+ * Burn's layout for the others. QSCHEME_INVALID_ARGUMENT for an unknown name or a scheme the
+ * recipe does not take; QSCHEME_UNSUPPORTED_PROFILE for a recipe the fast engine does not run yet
+ * (the message names it). */
 int qscheme_fast_quantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
                                  const float* x, size_t n, const qscheme_quantize_options* options, uint8_t* out,
                                  size_t out_cap, size_t* out_len, uint64_t* err_index);
-/* Dequantizes bytes a recipe wrote, as qscheme_fast_dequantize under the recipe's point. */
+/* Dequantizes bytes a recipe wrote (in its format), as qscheme_fast_dequantize under the
+ * recipe's point. */
 int qscheme_fast_dequantize_recipe(const char* recipe, const char* scheme, const uint64_t* shape, size_t rank,
                                    const uint8_t* bytes, size_t len, float* out, size_t out_cap, size_t* out_len,
                                    uint64_t* err_index);

@@ -138,4 +138,24 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
   return run(scheme, *c, x, policy, detail::BytesSink(scheme, c->l, c->p, out));
 }
 
+Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
+                         const QuantizeOptions& options, ByteFormat format, std::uint8_t* out, std::size_t out_size,
+                         OutputPolicy policy) {
+  if (format == ByteFormat::burn) return quantize_to_bytes(scheme, shape, x, n, options, out, out_size, policy);
+  const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  const Result<GgmlLayout> g = ggml_layout(scheme, shape);
+  if (!g) {
+    // What encode(quantize(...), ggml) reports: quantize's errors before the format's.
+    const Result<QuantizedTensor> q = quantize(scheme, shape, std::span<const float>(x, n), options);
+    return q ? g.status() : q.status();
+  }
+  if (out_size != g->total_bytes) {
+    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out_size) +
+                                                " bytes; ggml's blocks take " + std::to_string(g->total_bytes));
+  }
+  const Result<Call> c = prepare(scheme, shape, n, options);
+  if (!c) return c.status();
+  return run(scheme, *c, x, policy, detail::GgmlSink(*g, c->p, out));
+}
+
 }  // namespace qscheme::fast

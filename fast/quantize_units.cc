@@ -17,6 +17,7 @@
 
 #include "fast/exact_scale.h"
 #include "fast/kernels/scalar.h"
+#include "fast/mx_steps.hpp"
 #include "fast/scales.hpp"
 #include "fast/sinks.hpp"
 #include "fast/support/big_buffer.hpp"
@@ -33,15 +34,13 @@ struct Scratch {
   std::unique_ptr<std::uint8_t[]> codes;
   std::unique_ptr<std::uint32_t[]> amax, bits, tight;
   std::unique_ptr<double[]> e;
-  std::unique_ptr<float[]> inv, eb;
+  std::unique_ptr<float[]> inv, eb;      // eb: Burn's divisors, or the f32 operands of microxcaling's codes
   std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
-  explicit Scratch(const BytesPlan& p, bool burn) {
+  Scratch(const BytesPlan& p, bool burn, bool mx_steps) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     codes.reset(new std::uint8_t[16 * p.chunk]);
-    if (burn) {
-      eb.reset(new float[nbc]);
-      wide.reset(new std::int32_t[p.chunk]);
-    }
+    if (burn || mx_steps) eb.reset(new float[nbc]);
+    if (burn) wide.reset(new std::int32_t[p.chunk]);
     amax.reset(new std::uint32_t[nbc]);
     bits.reset(new std::uint32_t[nbc]);
     tight.reset(new std::uint32_t[nbc]);
@@ -224,9 +223,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   // be anything: each unit compares its block maxima with its scales (within_range).
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
+  kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
+  mx_spec.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p, burn);
+    Scratch s(p, burn, point.mx_steps);
     const std::uint8_t* rows[16];
     BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -345,6 +346,14 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           }
           facts.any_far = xf.any_far;
           cs.clamp = !(clamp_kind && !xf.out_of_range);
+          if (point.mx_steps) {
+            // microxcaling's codes: the f32 steps of x / 2^k (mx_steps.hpp).
+            for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_multiplier(s.bits[k]);
+            const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
+            if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
+            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes);
+            continue;
+          }
         } else {
           // No clamp needed when no scale of the unit saturated.
           const bool needs_top = clamp_kind && may_saturate;
@@ -397,5 +406,7 @@ template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, co
                               OutputPolicy, const BytesSink&);
 template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
                               OutputPolicy, const CodesSink&);
+template Units quantize_units(const Scheme&, const Layout&, const BytesPlan&, const float*, const Point&,
+                              OutputPolicy, const GgmlSink&);
 
 }  // namespace qscheme::fast::detail

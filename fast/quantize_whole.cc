@@ -12,6 +12,7 @@
 #include "fast/exact_scale.h"
 #include "fast/f32_steps.hpp"
 #include "fast/kernels/dispatch.h"
+#include "fast/mx_steps.hpp"
 #include "fast/plan.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/lowest_code.hpp"
@@ -26,7 +27,7 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
   const QuantizeOptions& opt = point.options;
   if (const std::optional<StepRecipe> step = step_recipe(point)) {
     if (*step == StepRecipe::onnx) QSCHEME_RETURN_IF_ERROR(onnx_option_checks(scheme, l, opt));
-    return steps_whole(*step, scheme, l, x, *opt.scales, codes, scale_bits);
+    return steps_whole(*step, scheme, l, x, opt.scales ? &*opt.scales : nullptr, codes, scale_bits);
   }
   const ScalePick pick = point.pick;
   const kernels::Kernels& kf = kernels::Get();
@@ -64,6 +65,20 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
   const ScaleRule rule = scale_rule(scheme, opt, pick);
   BlockScales sc;
   QSCHEME_RETURN_IF_ERROR(block_scales(rule, kf, l, g, x, bmax, sums, given, scale_bits, global_bits, &sc));
+
+  if (point.mx_steps) {
+    // microxcaling's codes: the f32 steps of x / 2^k per block (mx_steps.hpp).
+    std::vector<float> multiplier(nb);
+    for (std::uint64_t j = 0; j < nb; ++j) multiplier[j] = mx_multiplier(scale_bits[j]);
+    const kernels::StepSpec spec = mx_step_spec(scheme.value);
+    for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                           std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
+      for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
+        kf.quantize_steps(x + off + r0, len, 0, bw, multiplier.data() + b, spec, codes + off + r0, nullptr);
+      });
+    });
+    return {};
+  }
 
   // Quantize pass.
   const ValueInfo& vi = info(scheme.value);

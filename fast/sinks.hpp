@@ -1,8 +1,9 @@
 // Where the quantize driver's output goes (fast/quantize.cc): Burn's serialized bytes
-// (quantize_to_bytes) or i32 codes and scale patterns (quantize, quantize_into). The units stage
+// (quantize_to_bytes), ggml's blocks (quantize_to_bytes in ByteFormat::ggml) or i32 codes and
+// scale patterns (quantize, quantize_into). The units stage
 // (quantize_units.hpp) makes one-byte codes per row of a unit and the stored scales' patterns; a
 // sink places them. The whole-tensor stage (quantize_whole.hpp) makes i32 codes; a sink takes those
-// too. The two sinks have the same members, and the stages are templates over them.
+// too. The sinks have the same members, and the stages are templates over them.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,9 @@
 
 #include "fast/bytes_plan.hpp"
 #include "fast/codec.hpp"
+#include "fast/ggml_blocks.hpp"
 #include "fast/kernels/dispatch.h"
+#include "scheme/byte_format.hpp"
 #include "scheme/layout.hpp"
 #include "scheme/status.hpp"
 
@@ -89,6 +92,48 @@ class BytesSink {
   const BytesPlan& p_;
   std::uint8_t* out_;
   bool native_;
+};
+
+// ggml's blocks (scheme/byte_format.hpp), out[0 .. g.total_bytes): a block's f16 scale, then its
+// codes. The units' rows of codes go through scratch into their blocks, whose boundaries the units
+// keep (their columns are whole blocks of 32 of a row whose length 32 divides).
+class GgmlSink {
+ public:
+  GgmlSink(const GgmlLayout& g, const BytesPlan& p, std::uint8_t* out) : g_(g), p_(p), out_(out) {}
+
+  bool needs_scratch() const { return true; }
+  std::uint8_t* code_row(const BytesPlan::Unit&, std::uint64_t i, std::uint8_t* scratch) const {
+    return scratch + i * p_.chunk;
+  }
+  std::uint8_t* nibbles(const BytesPlan::Unit&) const { return nullptr; }
+  void finish(const kernels::Kernels&, const BytesPlan::Unit& un, const std::uint8_t* const* rows, bool) const {
+    for (std::uint64_t i = 0; i < un.count; ++i) {
+      const std::uint64_t b0 = (un.row[i] * p_.L + un.c0) / kGgmlBlockCodes;
+      for (std::uint64_t k = 0; k * kGgmlBlockCodes < un.len; ++k) {
+        put_ggml_codes(g_.nibbles, rows[i] + k * kGgmlBlockCodes, out_ + (b0 + k) * g_.block_bytes + 2);
+      }
+    }
+  }
+  void block_scales(std::uint64_t j, const std::uint32_t* bits, std::uint64_t n) const {
+    for (std::uint64_t k = 0; k < n; ++k) put_le(out_ + (j + k) * g_.block_bytes, bits[k], 2);
+  }
+  // ggml's schemes have block scales only.
+  void tensor_scale(std::uint32_t) const {}
+  void global(std::uint32_t) const {}
+
+  template <class Quantize>
+  Status whole(Quantize&& quantize) const {
+    std::vector<std::int32_t> codes(g_.blocks * kGgmlBlockCodes);
+    std::vector<std::uint32_t> scale_bits(g_.blocks);
+    QSCHEME_RETURN_IF_ERROR(quantize(codes.data(), scale_bits.data(), nullptr));
+    write_ggml(g_, codes.data(), scale_bits.data(), out_);
+    return {};
+  }
+
+ private:
+  const GgmlLayout& g_;
+  const BytesPlan& p_;
+  std::uint8_t* out_;
 };
 
 // A QuantizedTensor's arrays: codes[l.elements] (integers sign-extended, minifloat patterns as

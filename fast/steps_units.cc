@@ -14,21 +14,27 @@
 
 namespace qscheme::fast::detail {
 
-// The f32-step recipes (f32_steps.hpp) unit by unit: per unit the kernel's one-byte
-// codes of the given scales' operands, packed as the other profiles' are; the stored scales are
-// the given ones (-0 as +0), f32. Units::general for what the units do not take (no given scales,
-// two levels, a scale dtype other than f32, given scales that fail their checks) and on a data
-// error (non-finite input, onnx's zero scale over a non-zero element), which the whole-tensor
-// stage then reports; under untouched_on_error every check comes before the first byte written.
+// The f32-step recipes (f32_steps.hpp) unit by unit: per unit the kernel's one-byte codes of the
+// blocks' operands, packed as the other profiles' are. The given scales' recipes (onnx, torch)
+// store the given ones (-0 as +0), f32; ggml's calibrate each block while the unit's input is in
+// cache (its statistic, then the scale step) and store the scales they round. Units::general for
+// what the units do not take (given scales: none, two levels, a scale dtype other than f32, given
+// scales that fail their checks; calibrated: given scales, no blocks along the last axis, blocks
+// wider than a unit) and on a data error (non-finite input, onnx's zero scale over a non-zero
+// element), which the whole-tensor stage then reports; under untouched_on_error every check comes
+// before the first byte written.
 template <class Sink>
 Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, const BytesPlan& p, const float* x,
                   const GivenScales* given_or_null, OutputPolicy policy, const Sink& sink) {
   const kernels::Kernels& kf = kernels::Get();
-  if (!p.fused || !given_or_null || p.two || p.sd != ScaleDtype::f32 ||
-      !given_facts(kf, *given_or_null, l, false, true).ok) {
+  const bool calibrated = calibrates(recipe);
+  if (!p.fused || p.two) return Units::general;
+  if (calibrated ? given_or_null || p.bw == 0 || p.bw > p.chunk
+                 : !given_or_null || p.sd != ScaleDtype::f32 || !given_facts(kf, *given_or_null, l, false, true).ok) {
     return Units::general;
   }
-  const std::vector<float>& gs = given_or_null->block;
+  const std::vector<float> no_scales;
+  const std::vector<float>& gs = given_or_null ? given_or_null->block : no_scales;
   if (recipe == StepRecipe::onnx) {
     // Only the blocks with a zero scale are read here: a zero scale is rare.
     for (std::uint64_t j = 0; j < l.scales; ++j) {
@@ -48,13 +54,17 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
   }
   if (p.bw == 0) sink.tensor_scale(scalar::f32_bits(std::fabs(gs[0])));
   kernels::StepSpec spec = step_spec(recipe, scheme.value);
-  spec.x_just_read = !prepass;
+  // A calibrating unit has just read its input; a given one's check read it unless a prepass did.
+  spec.x_just_read = calibrated || !prepass;
+  const kernels::StepScaleSpec scale_spec = calibrated ? step_scale_spec(recipe, scheme.value, p.sd) : kernels::StepScaleSpec{};
+  const bool signed_max = recipe == StepRecipe::ggml_q4_0;
   const std::uint64_t nbc_max = p.bw ? p.chunk / p.bw + 2 : 1;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     std::unique_ptr<std::uint8_t[]> scratch(sink.needs_scratch() ? new std::uint8_t[16 * p.chunk] : nullptr);
     std::unique_ptr<float[]> operand(new float[nbc_max]);
     std::unique_ptr<std::uint32_t[]> bits(new std::uint32_t[nbc_max]);
+    std::unique_ptr<std::uint32_t[]> stat(calibrated ? new std::uint32_t[nbc_max] : nullptr);
     const std::uint8_t* rows[16];
     BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -63,19 +73,30 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
-        if (!prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u) {
-          failed = true;
-          return;
-        }
-        std::uint8_t* codes = sink.code_row(un, i, scratch.get());
-        rows[i] = codes;
         const std::uint64_t kb = p.bw ? un.c0 / p.bw : 0;
         const std::uint64_t nbc = p.bw ? (un.c0 + un.len - 1) / p.bw - kb + 1 : 1;
         const std::uint64_t j0 = p.bw ? r * p.nbr + kb : 0;
-        for (std::uint64_t k = 0; k < nbc; ++k) {
-          operand[k] = step_operand(recipe, gs[j0 + k]);
-          bits[k] = scalar::f32_bits(std::fabs(gs[j0 + k]));
+        if (calibrated) {
+          // The unit holds whole blocks (its chunk is a multiple of bw).
+          const std::uint32_t top = signed_max ? kf.block_signed_max_bits(xr, un.len, p.bw, stat.get())
+                                               : kf.block_max_abs_bits(xr, un.len, p.bw, stat.get());
+          if (top >= 0x7F800000u) {
+            failed = true;
+            return;
+          }
+          kf.step_scales(stat.get(), nbc, scale_spec, bits.get(), operand.get());
+        } else {
+          if (!prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u) {
+            failed = true;
+            return;
+          }
+          for (std::uint64_t k = 0; k < nbc; ++k) {
+            operand[k] = step_operand(recipe, gs[j0 + k]);
+            bits[k] = scalar::f32_bits(std::fabs(gs[j0 + k]));
+          }
         }
+        std::uint8_t* codes = sink.code_row(un, i, scratch.get());
+        rows[i] = codes;
         kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
@@ -92,5 +113,7 @@ template Units steps_units(StepRecipe, const Scheme&, const Layout&, const Bytes
                            const GivenScales*, OutputPolicy, const BytesSink&);
 template Units steps_units(StepRecipe, const Scheme&, const Layout&, const BytesPlan&, const float*,
                            const GivenScales*, OutputPolicy, const CodesSink&);
+template Units steps_units(StepRecipe, const Scheme&, const Layout&, const BytesPlan&, const float*,
+                           const GivenScales*, OutputPolicy, const GgmlSink&);
 
 }  // namespace qscheme::fast::detail

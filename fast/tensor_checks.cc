@@ -1,5 +1,7 @@
 #include "fast/tensor_checks.hpp"
 
+#include <limits>
+
 #include "fast/exact_scale.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
@@ -11,15 +13,45 @@ namespace qscheme::fast::detail {
 Result<Reading> reading_of(const QuantizedTensor& q) {
   auto l = make_layout(q.scheme, q.shape);
   if (!l) return l.status();
-  const Result<Profile> profile = q.rules ? stored_profile(*q.rules) : Result<Profile>(q.profile);
-  if (!profile) return profile.status();
-  return Reading{std::move(*l), *profile};
+  const Result<StoredReading> r = q.rules ? stored_reading(*q.rules, q.scheme) : Result<StoredReading>(StoredReading{q.profile});
+  if (!r) return r.status();
+  return Reading{std::move(*l), r->profile, *r};
+}
+
+CodeRange code_range(Value v, const StoredReading& r) {
+  if (r.full_range && !info(v).is_float) return {full_lo(v), full_hi(v), 0};
+  return code_range(v);
+}
+
+bool read_scale(std::uint32_t bits, ScaleDtype d, const StoredReading& r, float* out) {
+  const bool ieee = d == ScaleDtype::f32 || d == ScaleDtype::f16 || d == ScaleDtype::bf16;
+  const std::uint32_t sign = d == ScaleDtype::f32 ? 0x80000000u : 0x8000u;
+  if (!ieee || (d != ScaleDtype::f32 && bits > 0xFFFFu) || ((bits & sign) != 0 && !r.signed_scales)) {
+    double v = 0;
+    if (!scale_from_bits(bits, d, &v)) return false;
+    *out = static_cast<float>(v);
+    return true;
+  }
+  const std::uint32_t mag = bits & ~sign;
+  const std::uint32_t inf = d == ScaleDtype::f32 ? 0x7F800000u : d == ScaleDtype::f16 ? 0x7C00u : 0x7F80u;
+  float v = 0;
+  if (mag == inf) {
+    if (!r.inf_scales) return false;
+    v = std::numeric_limits<float>::infinity();
+  } else {
+    double m = 0;
+    if (!scale_from_bits(mag, d, &m)) return false;  // NaN
+    v = static_cast<float>(m);
+  }
+  *out = (bits & sign) != 0 ? -v : v;
+  return true;
 }
 
 Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }
 
-Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& l, BigBuffer<float>* eb, float* g,
-                       bool check_codes) {
+Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, const Layout& l, BigBuffer<float>* eb,
+                       float* g, bool check_codes) {
+  const Profile profile = reading.profile;
   const kernels::Kernels& kf = kernels::Get();
   if (q.codes.size() != l.elements) return errors::code_count(q.codes.size(), l.elements);
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
@@ -28,8 +60,12 @@ Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& 
   if (q.zero_points.size() != l.zero_points) return errors::zero_point_count(q.zero_points.size(), l.zero_points);
   const ScaleDtype sd = q.scheme.scale_dtype();
   BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
-  if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
-      j != l.scales) {
+  if (reading.signed_scales || reading.inf_scales) {
+    for (std::size_t j = 0; j < l.scales; ++j) {
+      if (!read_scale(q.scale_bits[j], sd, reading, &s[j])) return errors::bad_scale(j, sd, q.scale_bits[j]);
+    }
+  } else if (const std::size_t j = kf.scale_values_from_bits(q.scale_bits.data(), l.scales, static_cast<int>(sd), s.data());
+             j != l.scales) {
     return errors::bad_scale(j, sd, q.scale_bits[j]);
   }
   double gv = 1.0;
@@ -40,7 +76,7 @@ Status check_quantized(const QuantizedTensor& q, Profile profile, const Layout& 
   for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
     if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
   }
-  const CodeRange cr = code_range(q.scheme.value);
+  const CodeRange cr = code_range(q.scheme.value, reading);
   const std::size_t bad =
       check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
   if (bad != q.codes.size()) return bad_code(q, bad);

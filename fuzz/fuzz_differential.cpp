@@ -102,12 +102,49 @@ void check_fused(const std::string& ctx, const qscheme::fuzz::TensorParams& p, s
     }
     if (!st.ok() || !rdq.ok()) continue;
     std::vector<float> d(static_cast<std::size_t>(l->elements));
-    const Result<Profile> reading = o.rules ? fast::reading_profile(*o.rules) : Result<Profile>(o.profile);
-    FUZZ_ASSERT_MSG(reading.ok(), ctx + "\nreading_profile: " + reading.status().to_string());
-    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(), *reading, d.data(),
-                                                  d.size(), pol);
+    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(),
+                                                  o.rules ? *o.rules : profile_rules(o.profile), ByteFormat::burn,
+                                                  d.data(), d.size(), pol);
     FUZZ_ASSERT_MSG(ds.ok(), ctx + "\ndequantize_from_bytes: " + ds.to_string());
     fuzz::require_same_floats(ctx + "\n(dequantize_from_bytes)", "reference", *rdq, "fused", d);
+  }
+}
+
+// ggml's blocks, where the scheme and shape have them: the fused quantize_to_bytes and
+// dequantize_from_bytes in ByteFormat::ggml (both policies), encode and decode, against the
+// reference's encode(q, ggml), decode and dequantize.
+void check_ggml(const std::string& ctx, const qscheme::fuzz::TensorParams& p, std::span<const float> x,
+                const qscheme::QuantizeOptions& o, const qscheme::Result<qscheme::QuantizedTensor>& rq,
+                const qscheme::Result<qscheme::QuantizedTensor>& fq) {
+  using namespace qscheme;
+  const auto g = ggml_layout(p.scheme, p.shape);
+  if (!g.ok()) return;
+  const auto rb = rq.ok() ? reference::encode(*rq, ByteFormat::ggml) : Result<std::vector<std::uint8_t>>(rq.status());
+  const Rules rules = o.rules ? *o.rules : profile_rules(o.profile);
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    const bool untouched = pol == fast::OutputPolicy::untouched_on_error;
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(g->total_bytes), 0xA5);
+    const Status st = fast::quantize_to_bytes(p.scheme, p.shape, x.data(), x.size(), o, ByteFormat::ggml, out.data(),
+                                              out.size(), pol);
+    fuzz::require_fused_bytes(ctx, untouched ? "quantize_to_bytes ggml" : "quantize_to_bytes ggml single-pass", st, out,
+                              0xA5, untouched, rb);
+    if (!st.ok()) continue;
+    std::vector<float> d(static_cast<std::size_t>(g->blocks * kGgmlBlockCodes));
+    const Status ds = fast::dequantize_from_bytes(p.scheme, p.shape, out.data(), out.size(), rules, ByteFormat::ggml,
+                                                  d.data(), d.size(), pol);
+    const auto rdq = reference::dequantize(*rq);
+    if (fuzz::require_same_outcome(ctx, "dequantize_from_bytes ggml", rdq, fuzz::Outcome{ds})) {
+      fuzz::require_same_floats(ctx + "\n(dequantize_from_bytes ggml)", "reference", *rdq, "fused", d);
+    }
+  }
+  if (!rq.ok() || !fq.ok()) return;
+  const auto fb = fast::encode(*fq, ByteFormat::ggml);
+  if (!fuzz::require_same_outcome(ctx, "encode ggml", rb, fb)) return;
+  fuzz::require_same_bytes(ctx + "\n(encode ggml)", "reference", *rb, "fast", *fb);
+  const auto rd = reference::decode(p.scheme, p.shape, *rb, rules, ByteFormat::ggml);
+  const auto fd = fast::decode(p.scheme, p.shape, *fb, rules, ByteFormat::ggml);
+  if (fuzz::require_same_outcome(ctx, "decode ggml", rd, fd)) {
+    fuzz::require_same_tensor(ctx + "\n(decode ggml)", "reference", *rd, "fast", *fd);
   }
 }
 
@@ -117,7 +154,10 @@ void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, 
   using namespace qscheme;
   const auto fq = fast::quantize(p.scheme, p.shape, x, o);
   FUZZ_TRACE("trace: %s -> %s\n", ctx.c_str(), rq.ok() ? "ok" : rq.status().to_string().c_str());
-  if (!fuzz::require_same_outcome(ctx, "quantize", rq, fq)) return;
+  if (!fuzz::require_same_outcome(ctx, "quantize", rq, fq)) {
+    check_ggml(ctx, p, x, o, rq, fq);  // its fused path's errors
+    return;
+  }
   fuzz::require_same_tensor(ctx, "reference", *rq, "fast", *fq);
 
   const auto rb = reference::encode(*rq);
@@ -141,6 +181,7 @@ void compare_fast(const std::string& ctx, const qscheme::fuzz::TensorParams& p, 
     fuzz::require_same_floats(ctx, "reference", *rdq, "fast", *fdq);
   }
   check_fused(ctx, p, x, o, rb, rdq);
+  check_ggml(ctx, p, x, o, rq, fq);
 }
 
 }  // namespace

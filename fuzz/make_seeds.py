@@ -110,8 +110,13 @@ def golden():
 
 # Flags of fuzz_differential.
 BURN, ABSMEAN, GIVEN, NARROW, GIVEN_OFF, GLOBAL_TOGGLE, NARROW_SCALES, EXTRA = (1 << i for i in range(8))
-# Flags of fuzz_decode_bytes.
+# Flags of fuzz_decode_bytes: with RECIPE, bits 4-7 pick one of ggml's recipes' points
+# (GGML_RECIPES[(flags >> 4) % 3]).
 FIT = 1 << 1
+GGML = 1 << 2
+RECIPE = 1 << 3
+GGML_RECIPES = [("ggml-q8_0", "q8_0"), ("ggml-q8_0-x86", "q8_0"), ("ggml-q4_0", "q4f:packed-u32(0):block[32]=f16")]
+RECIPES_DIR = os.path.join(HERE, "..", "tests", "data", "recipes")
 
 
 # One scheme of each kind of value, store and scale level for the edge-case inputs.
@@ -136,7 +141,8 @@ def edge_inputs(out, tool):
 
 # Schemes the recipes take (scheme/recipes.cpp), for the recipe seeds.
 RECIPE_SCHEMES = [("mxfp8", [2, 32]), ("mxfp8-e5m2", [64]), ("mxfp4", [2, 32]), ("nvfp4", [2, 16]),
-                  ("q8_0", [64]), ("q4s:packed-u32(0):block[32]=f16", [2, 32]), ("q8f:block[32]=f32", [2, 32])]
+                  ("q8_0", [64]), ("q4s:packed-u32(0):block[32]=f16", [2, 32]), ("q8f:block[32]=f32", [2, 32]),
+                  ("q4f:packed-u32(0):block[32]=f16", [2, 32])]
 
 
 def recipe_seeds(out):
@@ -255,7 +261,32 @@ def decode_bytes(vectors):
     out.put("zero_point_missing", b"\x01\x02\x03\x04" + f32s([1.0]) + tensor_tail("u8:affine", [4], 0))
     out.put("axis_scales", bytes(range(6)) + f32s([0.5, 1.0, 2.0]) + tensor_tail("u8:axis(1)=f32", [3, 2], 0))
     out.put("axis_nan_scale", bytes(6) + f32s([0.5]) + f32_bits([0x7FC00000]) + tensor_tail("q8f:axis(0)=f32", [3, 2], 0))
+    ggml_block_seeds(out)
     return out
+
+
+def ggml_block_seeds(out):
+    """ggml's blocks ggml wrote (tests/data/recipes), read under their recipe's point, under the
+    exact and burn profiles (q8s's -128 and an inf scale are corrupt under exact), with a NaN and a
+    negative scale, cut short, and the same bytes as Burn's layout under the recipe's point."""
+    for k, (recipe, scheme) in enumerate(GGML_RECIPES, start=1):
+        with open(os.path.join(RECIPES_DIR, recipe, "crafted.blocks"), "rb") as f:
+            blocks = f.read()
+        shape = [30, 32]
+        size = 18 if "q4" in scheme else 34
+        out.put(f"ggml_{recipe}", blocks + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), k % 4))
+        out.put(f"ggml_{recipe}_exact", blocks + tensor_tail(scheme, shape, GGML, 0))
+        out.put(f"ggml_{recipe}_burn", blocks + tensor_tail(scheme, shape, GGML | 1, 1))
+        nan = bytearray(blocks)
+        nan[3 * size + 1] = 0x7E
+        out.put(f"ggml_{recipe}_nan_scale", bytes(nan) + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 2))
+        neg = bytearray(blocks)
+        neg[2 * size + 1] |= 0x80
+        out.put(f"ggml_{recipe}_negative_scale", bytes(neg) + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 3))
+        out.put(f"ggml_{recipe}_short", blocks[:-1] + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 0))
+        out.put(f"ggml_{recipe}_burn_layout", blocks + tensor_tail(scheme, shape, FIT | RECIPE | ((k - 1) << 4), 1))
+    out.put("ggml_q4s_nibble_zero", bytes([0x00, 0x3C, 0x08] + [0x88] * 15) + tensor_tail("q4_0", [32], GGML, 0))
+    out.put("ggml_partial_row", bytes(34) + tensor_tail("q8_0", [40], GGML | FIT | RECIPE, 0))
 
 
 def npy(shape, descr="<f4", data=b"", version=(1, 0), fortran=False, header=None):

@@ -38,31 +38,43 @@ Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<c
 
 Result<QuantizedTensor> fast_decode_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                        const Rules& rules, ByteFormat format) {
-  if (format != ByteFormat::burn) {
-    return Status(ErrorCode::unsupported_profile, "the fast engine does not read ggml's blocks yet; use --engine reference");
-  }
-  return fast::decode(scheme, shape, bytes, rules);
+  return fast::decode(scheme, shape, bytes, rules, format);
 }
 
 Result<std::vector<std::uint8_t>> fast_encode_as(const QuantizedTensor& q, ByteFormat format) {
-  if (format != ByteFormat::burn) {
-    return Status(ErrorCode::unsupported_profile, "the fast engine does not write ggml's blocks yet; use --engine reference");
+  return fast::encode(q, format);
+}
+
+Result<std::vector<std::uint8_t>> fast_quantize_bytes_as(const Scheme& scheme, Shape shape, std::span<const float> x,
+                                                         const QuantizeOptions& options, ByteFormat format) {
+  // The byte count: Burn's layout's, or ggml's blocks' (whose errors come after quantize's,
+  // which quantize_to_bytes then reports).
+  std::size_t total = 0;
+  if (format == ByteFormat::burn) {
+    const auto l = make_layout(scheme, shape);
+    if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
+    total = static_cast<std::size_t>(l->total_bytes);
+  } else if (const auto g = ggml_layout(scheme, shape)) {
+    total = static_cast<std::size_t>(g->total_bytes);
   }
-  return fast::encode(q);
+  std::vector<std::uint8_t> out;
+  io::resize_on_huge_pages(out, total);
+  // One pass: out is this function's own buffer, dropped on error, so the untouched-output
+  // guarantee of the default policy buys nothing here (the error is the same).
+  const Status st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), options, format, out.data(), out.size(),
+                                            fast::OutputPolicy::single_pass);
+  if (!st.ok()) return st;
+  return out;
 }
 
 Result<std::vector<std::uint8_t>> fast_quantize_bytes(const Scheme& scheme, Shape shape, std::span<const float> x,
                                                       const QuantizeOptions& options) {
-  const auto l = make_layout(scheme, shape);
-  if (!l) return l.status();  // the first check of quantize and quantize_to_bytes alike
-  std::vector<std::uint8_t> out;
-  io::resize_on_huge_pages(out, static_cast<std::size_t>(l->total_bytes));
-  // One pass: out is this function's own buffer, dropped on error, so the untouched-output
-  // guarantee of the default policy buys nothing here (the error is the same).
-  const Status st = fast::quantize_to_bytes(scheme, shape, x.data(), x.size(), options, out.data(), out.size(),
-                                            fast::OutputPolicy::single_pass);
-  if (!st.ok()) return st;
-  return out;
+  return fast_quantize_bytes_as(scheme, shape, x, options, ByteFormat::burn);
+}
+
+Status fast_dequantize_bytes_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                                const Rules& rules, ByteFormat format, std::span<float> out) {
+  return fast::dequantize_from_bytes(scheme, shape, bytes.data(), bytes.size(), rules, format, out.data(), out.size());
 }
 
 Status fast_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes, Profile profile,
@@ -79,15 +91,38 @@ Result<std::vector<std::uint8_t>> reference_encode_as(const QuantizedTensor& q, 
   return reference::encode(q, format);
 }
 
+Result<std::vector<std::uint8_t>> reference_quantize_bytes_as(const Scheme& scheme, Shape shape,
+                                                              std::span<const float> x, const QuantizeOptions& options,
+                                                              ByteFormat format) {
+  auto q = reference::quantize(scheme, shape, x, options);
+  if (!q) return q.status();
+  return reference::encode(*q, format);
+}
+
+Status reference_dequantize_bytes_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                                     const Rules& rules, ByteFormat format, std::span<float> out) {
+  auto q = reference::decode(scheme, shape, bytes, rules, format);
+  if (!q) return q.status();
+  auto y = reference::dequantize(*q);
+  if (!y) return y.status();
+  if (y->size() != out.size()) {
+    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out.size()) + " values, the shape has " +
+                                                std::to_string(y->size()) + " elements");
+  }
+  std::copy(y->begin(), y->end(), out.begin());
+  return {};
+}
+
 }  // namespace
 
 const std::vector<Engine>& engines() {
   static const std::vector<Engine> kEngines{
       {"fast", &fast::quantize, &fast::dequantize, &fast::encode, &fast::decode, &fast_quantize_bytes,
-       &fast_dequantize_bytes, &fast_decode_as, &fast_encode_as, &fast::dequantize_16},
+       &fast_dequantize_bytes, &fast_decode_as, &fast_encode_as, &fast::dequantize_16, &fast_quantize_bytes_as,
+       &fast_dequantize_bytes_as},
       {"reference", &reference::quantize, &reference::dequantize, &reference::encode, &reference::decode,
        &reference_quantize_bytes, &reference_dequantize_bytes, &reference_decode_as, &reference_encode_as,
-       &reference::dequantize_16},
+       &reference::dequantize_16, &reference_quantize_bytes_as, &reference_dequantize_bytes_as},
   };
   return kEngines;
 }

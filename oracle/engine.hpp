@@ -37,6 +37,13 @@ struct Engine {
   // Dequantize to f16 or bf16 bit patterns (docs/SEMANTICS.md section 16); an engine that writes
   // f32 only says so (unsupported-engine).
   Result<std::vector<std::uint16_t>> (*dequantize_16)(const QuantizedTensor&, OutputDtype);
+  // quantize_bytes and dequantize_bytes in either format, under any point: the same bytes, values
+  // and errors as encode_as(quantize(...)) and dequantize(decode_as(...)) (the fast engine's fused
+  // paths; it says so, unsupported-profile, for a point it does not run or read).
+  Result<std::vector<std::uint8_t>> (*quantize_bytes_as)(const Scheme&, Shape, std::span<const float>,
+                                                         const QuantizeOptions&, ByteFormat);
+  Status (*dequantize_bytes_as)(const Scheme&, Shape, std::span<const std::uint8_t>, const Rules&, ByteFormat,
+                                std::span<float> out);
 };
 
 inline constexpr std::string_view kDefaultEngine = "fast";

@@ -12,6 +12,7 @@
 
 #include "fast/bytes_plan.hpp"
 #include "fast/fast.hpp"
+#include "fast/log2f_thresholds.hpp"
 #include "fast/output_dtype.hpp"
 #include "oracle/edge_tensors.hpp"
 #include "props/engine_support.h"
@@ -123,7 +124,8 @@ RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
 }
 
 // Some elements set to the edges of the ue8m0 exponent rules (powers of two, an ulp either side,
-// the half-up points of torchao-even, f32's largest values), and some to -0, whose codes the
+// the half-up points of torchao-even, f32's largest values, up to 96 ulps below a power of two
+// for log2f-floor), and some to -0, whose codes the
 // zero-sign rules decide (onnx's e2m1 +0).
 void set_rule_edges(std::vector<float>& x) {
   if (!x.empty() && *rc::gen::inRange(0, 2) == 0) {
@@ -131,7 +133,9 @@ void set_rule_edges(std::vector<float>& x) {
     for (int i = 0; i < k; ++i) {
       const std::uint32_t base = *rc::gen::element(0x3F800000u, 0x3FC00000u, 0x3FE00000u, 0x3FF00000u, 0x7F700000u,
                                                    0x7F780000u, 0x00400000u, 0x00800000u);
-      const std::uint32_t bits = base + static_cast<std::uint32_t>(*rc::gen::inRange(-1, 2)) +
+      // An ulp either side, or up to 96 below: log2f-floor's thresholds lie 0 to 90 ulps below 2^n.
+      const int ulps = *rc::gen::inRange(0, 4) == 0 ? *rc::gen::inRange(-96, 0) : *rc::gen::inRange(-1, 2);
+      const std::uint32_t bits = base + static_cast<std::uint32_t>(ulps) +
                                  (base >= 0x00800000u && base < 0x7F000000u
                                       ? static_cast<std::uint32_t>(*rc::gen::inRange(-8, 8)) << 23
                                       : 0u);
@@ -266,7 +270,8 @@ RC_BOOST_PROP(step_recipes_quantize_every_block_of_a_row_under_its_own_scale, ()
 RC_BOOST_PROP(mx_recipes_match_the_reference_on_blocks_the_units_decline, ()) {
   static const std::vector<const Recipe*> mx = [] {
     std::vector<const Recipe*> v;
-    for (const char* n : {"ocp-mx", "torchao-mx-floor", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil"}) {
+    for (const char* n :
+         {"ocp-mx", "torchao-mx-floor", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil", "microxcaling"}) {
       v.push_back(find_recipe(n).value());
     }
     return v;
@@ -290,6 +295,198 @@ RC_BOOST_PROP(mx_recipes_match_the_reference_on_blocks_the_units_decline, ()) {
                                             out.size(), fast::OutputPolicy::untouched_on_error);
   RC_ASSERT(st.ok() == r.ok());
   if (r.ok()) RC_ASSERT(out == reference::encode(*r).value());
+}
+
+// The exponent rules on the units stage's blocks (the MX presets, whose rows the units take),
+// every block's max |x| drawn at a rule's edge: a power of two or an ulp either side, torchao-even's
+// half-up point, log2f-floor's threshold in its binade or the f32 below it. The kernel that
+// applies a rule to a unit's blocks at once (kernels::exponent_scales) then meets each edge as
+// the block maximum, where a rule one ulp off changes the scale.
+RC_BOOST_PROP(exponent_rules_match_the_reference_at_their_edges_on_the_units_stage, ()) {
+  static const std::vector<const Recipe*> mx = [] {
+    std::vector<const Recipe*> v;
+    for (const char* n : {"ocp-mx", "torchao-mx-ceil", "torchao-mx-even", "torchao-mx-rceil", "microxcaling"}) {
+      v.push_back(find_recipe(n).value());
+    }
+    return v;
+  }();
+  const Recipe* recipe = *rc::gen::elementOf(mx);
+  Case c;
+  c.scheme = parse_scheme(*rc::gen::element<std::string>("mxfp8", "mxfp8-e5m2", "mxfp4")).value();
+  c.shape = {*rc::gen::inRange<std::uint64_t>(1, 4), 32 * *rc::gen::inRange<std::uint64_t>(1, 9)};
+  c.options = recipe_options(*recipe, {});
+  const std::uint32_t* thr = fast::detail::log2f_thresholds();
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  c.x.assign(l.elements, 0.0f);
+  for (std::size_t b = 0; b < l.elements / 32; ++b) {
+    const auto field = static_cast<std::uint32_t>(*rc::gen::inRange(100, 160));
+    std::uint32_t top = field << 23;
+    switch (*rc::gen::inRange(0, 4)) {
+      case 0: top += static_cast<std::uint32_t>(*rc::gen::inRange(-1, 2)); break;  // 2^k and its neighbours
+      case 1: top |= 0x7FFFFu + static_cast<std::uint32_t>(*rc::gen::inRange(0, 3)); break;  // half-up points
+      default:
+        if (thr[field] < 0x800000u) top |= thr[field] - static_cast<std::uint32_t>(*rc::gen::inRange(0, 2));
+        break;
+    }
+    const float t = f32_from_bits(top);
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, 32);
+    for (std::size_t i = 0; i < 32; ++i) {
+      const float u = static_cast<float>(*rc::gen::inRange(-99, 100)) / 100.0f;
+      c.x[b * 32 + i] = i == at ? (*rc::gen::arbitrary<bool>() ? -t : t) : t * u;
+    }
+  }
+  RC_TAG(std::string(recipe->name));
+  RC_LOG() << "recipe " << recipe->name << ", " << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_ASSERT(fast::detail::make_bytes_plan(c.scheme, l).fused);
+  for (fast::OutputPolicy policy : {fast::OutputPolicy::single_pass, fast::OutputPolicy::untouched_on_error}) {
+    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+    const Status st =
+        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), policy);
+    RC_ASSERT(st.ok() == r.ok());
+    if (r.ok()) RC_ASSERT(out == reference::encode(*r).value());
+    if (!r.ok()) RC_ASSERT(st.to_string() == r.status().to_string());
+  }
+}
+
+// ggml's edges, block by block (elements grouped by block_of, so N-D and partial blocks too): all
+// zeros of either sign (d = 0, ggml's id = 0); a block maximum about f16's overflow, where
+// f16(f32(amax / M)) turns inf from 65520 M on; subnormal or tiny blocks (d and 1 / d, or
+// x86's hi / amax, underflow or overflow: codes of an infinite or NaN product); ties after
+// scaling (amax = M 2^k, so that d = 2^k and x = (n + 1/2) 2^k divides to a half, or an ulp
+// beside it); +a and -a in one block (q4_0's signed max takes the first); d at a midpoint of
+// f16's or bf16's grid (the stored pattern's ties).
+void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
+  if (x.empty()) return;
+  const ValueInfo& vi = info(s.value);
+  const float M = static_cast<float>(vi.hi - vi.lo) / 2.0f;
+  std::vector<std::vector<std::size_t>> blocks(l.scales);
+  for (std::size_t i = 0; i < x.size(); ++i) blocks[block_of(l, i)].push_back(i);
+  const auto sign = [] { return *rc::gen::arbitrary<bool>() ? -1.0f : 1.0f; };
+  for (const std::vector<std::size_t>& b : blocks) {
+    if (b.empty()) continue;
+    const std::size_t first = b[*rc::gen::inRange<std::size_t>(0, b.size())];
+    switch (*rc::gen::inRange(0, 9)) {
+      case 0:
+        for (std::size_t i : b) x[i] = sign() * 0.0f;
+        break;
+      case 1: {
+        const float at = std::fmin(*rc::gen::element(65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e7f, 3e38f) * M, FLT_MAX);
+        x[first] = sign() * std::fmin(std::nextafter(at, *rc::gen::element(0.0f, at, INFINITY)), FLT_MAX);
+        break;
+      }
+      case 2:
+        for (std::size_t i : b) {
+          x[i] = f32_from_bits(*rc::gen::inRange<std::uint32_t>(0, 0x00800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+        }
+        if (*rc::gen::arbitrary<bool>()) x[first] = sign() * std::ldexp(1.0f, *rc::gen::inRange(-126, -118));
+        break;
+      case 3:
+      case 4: {
+        const int k = *rc::gen::inRange(-10, 10);
+        for (std::size_t i : b) {
+          const float half = (static_cast<float>(*rc::gen::inRange(vi.lo, vi.hi)) + 0.5f) * std::ldexp(1.0f, k);
+          x[i] = std::nextafter(half, *rc::gen::element(half, 0.0f, INFINITY, -INFINITY));
+        }
+        x[first] = sign() * M * std::ldexp(1.0f, k);
+        break;
+      }
+      case 5: {
+        const float a = std::fabs(x[first]) + 1.0f;
+        x[first] = a;
+        x[b[*rc::gen::inRange<std::size_t>(0, b.size())]] = -a;
+        break;
+      }
+      case 6: {
+        // d = f32(amax / M) a midpoint of f16's grid (11 significant bits, or its subnormal
+        // quantum 2^-24) or of bf16's (8 bits), or beside one: the stored pattern's tie.
+        const int kind = *rc::gen::inRange(0, 3);  // f16 normal, f16 subnormal, bf16
+        const int bits = kind == 2 ? 8 : 11;
+        const float mid = kind == 1 ? std::ldexp(static_cast<float>(2 * *rc::gen::inRange(0, 1024) + 1), -25)
+                                    : std::ldexp(static_cast<float>(2 * *rc::gen::inRange(1 << (bits - 1), 1 << bits) + 1),
+                                                 (kind == 0 ? *rc::gen::inRange(-14, 16) : *rc::gen::inRange(-30, 20)) - bits);
+        x[first] = sign() * M * std::nextafter(mid, *rc::gen::element(mid, mid, 0.0f, INFINITY));
+        for (std::size_t i : b) {
+          if (i != first) x[i] = std::fmin(std::fabs(x[i]), std::fabs(x[first])) * sign();
+        }
+        break;
+      }
+      default: break;  // the block as drawn
+    }
+  }
+}
+
+// ggml's three recipes on blocks at their edges (set_ggml_edges, with the rule edges and a NaN or
+// infinity now and then): the reference's tensor or error from quantize, and its bytes in both
+// formats from the fused path under both policies (ggml's blocks where the scheme and shape have
+// them, else the reference's error: quantize's first); the blocks decoded by the fast engine to the
+// reference's tensor and dequantized fused to its values. The recipes' own schemes mostly, and
+// others their points take: other integer kinds, f32 and bf16 scales, blocks the units decline.
+RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
+  const Recipe* recipe = *rc::gen::element(find_recipe("ggml-q8_0").value(), find_recipe("ggml-q8_0-x86").value(),
+                                           find_recipe("ggml-q4_0").value());
+  const bool q4_0 = recipe->name == "ggml-q4_0";
+  Case c;
+  c.scheme = parse_scheme(q4_0 ? *rc::gen::weightedOneOf<std::string>({{6, rc::gen::just<std::string>("q4f:packed-u32(0):block[32]=f16")},
+                                                                       {2, rc::gen::just<std::string>("q4f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q2f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[8]=bf16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[2,16]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:packed-u32(0):block[32]=f32")}})
+                               : *rc::gen::weightedOneOf<std::string>({{6, rc::gen::just<std::string>("q8s:block[32]=f16")},
+                                                                       {2, rc::gen::just<std::string>("q8f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4s:packed-u32(0):block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q4f:block[32]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q2f:packed-u32(0):block[16]=bf16")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[32]=f32")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[2,16]=f16")},
+                                                                       {1, rc::gen::just<std::string>("q8s:block[24]=f16")}}))
+                 .value();
+  fill_recipe_case(c, *recipe);
+  if (*rc::gen::inRange(0, 5) != 0) {
+    // Rows whose length 32 divides: ggml's blocks.
+    c.shape = {2 * *rc::gen::inRange<std::uint64_t>(1, 3), 32 * *rc::gen::inRange<std::uint64_t>(1, 5)};
+    c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
+    set_rule_edges(c.x);
+  }
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  set_ggml_edges(c.x, l, c.scheme);
+  c = maybe_broken(std::move(c));
+  const Result<GgmlLayout> g = ggml_layout(c.scheme, c.shape);
+  RC_TAG(std::string(recipe->name));
+  RC_CLASSIFY(g.ok(), "ggml blocks");
+  RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "units");
+  RC_LOG() << "recipe " << recipe->name << ", " << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  const Rules rules = *c.options.rules;
+  for (const ByteFormat format : {ByteFormat::burn, ByteFormat::ggml}) {
+    const std::size_t total = format == ByteFormat::burn ? l.total_bytes : g.ok() ? g->total_bytes : 0;
+    const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r, format) : Result<std::vector<std::uint8_t>>(r.status());
+    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+      std::vector<std::uint8_t> out(total, 0xA5);
+      const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, format,
+                                                out.data(), out.size(), pol);
+      RC_ASSERT(st.ok() == want.ok());
+      if (!st.ok()) {
+        RC_ASSERT(st.to_string() == want.status().to_string());
+        if (pol == fast::OutputPolicy::untouched_on_error) {
+          RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+        }
+        continue;
+      }
+      RC_ASSERT(out == *want);
+      // The bytes back: the fast engine's tensor and its fused values are the reference's.
+      const auto rd = reference::decode(c.scheme, c.shape, out, rules, format);
+      RC_ASSERT(fast::decode(c.scheme, c.shape, out, rules, format).value() == rd.value());
+      std::vector<float> y(l.elements, 1.5f);
+      RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), rules, format, y.data(),
+                                            y.size(), pol)
+                    .ok());
+      RC_ASSERT(same_f32_bits(y, reference::dequantize(*rd).value()));
+    }
+  }
 }
 
 // Zero given scales over sparse data: both engines name the first offending element in

@@ -38,12 +38,7 @@ Result<std::vector<std::uint8_t>> encode_ggml(const QuantizedTensor& q) {
 Result<QuantizedTensor> decode_ggml(QuantizedTensor q, Shape shape, std::span<const std::uint8_t> bytes) {
   Result<GgmlLayout> g = ggml_layout(q.scheme, shape);
   if (!g) return g.status();
-  if (bytes.size() != g->total_bytes) {
-    return Status(ErrorCode::size_mismatch, "expected " + std::to_string(g->total_bytes) + " bytes (" +
-                                                std::to_string(g->blocks) + " ggml blocks of " +
-                                                std::to_string(g->block_bytes) + "), got " +
-                                                std::to_string(bytes.size()));
-  }
+  if (bytes.size() != g->total_bytes) return errors::ggml_byte_count(bytes.size(), g->blocks, g->block_bytes, g->total_bytes);
   q.shape.assign(shape.begin(), shape.end());
   q.codes.resize(g->blocks * kGgmlBlockCodes);
   q.scale_bits.resize(g->blocks);

@@ -213,6 +213,11 @@ Status byte_count(std::uint64_t bytes, const Layout& l) {
                                         "), got " + str(bytes)};
 }
 
+Status ggml_byte_count(std::uint64_t bytes, std::uint64_t blocks, std::uint64_t block_bytes, std::uint64_t total) {
+  return {ErrorCode::size_mismatch, "expected " + str(total) + " bytes (" + str(blocks) + " ggml blocks of " +
+                                        str(block_bytes) + "), got " + str(bytes)};
+}
+
 Status nonzero_padding(std::uint64_t storage_element, std::uint64_t byte_offset) {
   return {ErrorCode::corrupt_bytes,
           "storage element " + str(storage_element) + " (byte offset " + str(byte_offset) +

@@ -60,6 +60,8 @@ Status bad_code(std::uint64_t element, Value v, std::int32_t code);
 
 // Serialized bytes (decode).
 Status byte_count(std::uint64_t bytes, const Layout& l);
+// The same for ggml's blocks (scheme/byte_format.hpp): total = blocks * block_bytes.
+Status ggml_byte_count(std::uint64_t bytes, std::uint64_t blocks, std::uint64_t block_bytes, std::uint64_t total);
 Status nonzero_padding(std::uint64_t storage_element, std::uint64_t byte_offset);  // index = byte offset
 Status bad_native_byte(std::uint64_t element, Value v, std::uint8_t byte);
 

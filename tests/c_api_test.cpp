@@ -2,6 +2,7 @@
 // tuples, and outputs left untouched on every error; success matches the C++ engine byte for byte.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -550,8 +551,79 @@ BOOST_AUTO_TEST_CASE(recipes_by_name) {
   BOOST_TEST(qscheme_fast_quantize_recipe(nullptr, "mxfp4", shape, 1, x.data(), x.size(), nullptr, out.data(),
                                           out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
   BOOST_TEST(Untouched(out));
-  // A recipe of ggml's blocks is not run here yet: unsupported-profile, never Burn's bytes.
-  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q8_0", nullptr, shape, 1, x.data(), x.size(), nullptr, out.data(),
-                                          out.size(), &len, &idx) == QSCHEME_UNSUPPORTED_PROFILE);
+}
+
+// The ggml recipes write and read ggml's own blocks, hand-worked for one block of x[0] = 7,
+// x[1] = -1, the rest 0. ggml-q8_0: d = f32(7 / 127) = 0.05511811, f16 0x2B0E (little-endian first),
+// codes roundf(x * f32(1 / d)): 127 and roundf(-18.142857) = -18 (0xEE); back, 127 * 0x2B0E's
+// 0.05511474609375 = 6.99957275390625. ggml-q4_0: the signed max 7 gives d = 7 / -8 = -0.875 (0xBB00),
+// codes MIN(15, (int8_t)(x * f32(1 / d) + 8.5)) - 8: trunc(0.5) - 8 = -8 and trunc(9.6428...) - 8 = 1,
+// 0 for the zeros, as offset nibbles byte 0 = 0x0 | 0x8 << 4 and byte 1 = 0x9 | 0x8 << 4; back,
+// -8 * -0.875 = 7. A row that 32 does not divide has no ggml blocks.
+BOOST_AUTO_TEST_CASE(ggml_recipes_write_and_read_ggml_blocks) {
+  const std::uint64_t shape[] = {32};
+  std::vector<float> x(32, 0.0f);
+  x[0] = 7.0f;
+  x[1] = -1.0f;
+  std::uint64_t idx = 0;
+  std::size_t len = 0, need = 0;
+  BOOST_TEST(qscheme_fast_recipe_bytes_size("ggml-q8_0", nullptr, shape, 1, &need, &idx) == QSCHEME_OK);
+  BOOST_TEST(need == 34u);
+  std::vector<std::uint8_t> q8(34, kSentinel);
+  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q8_0", nullptr, shape, 1, x.data(), x.size(), nullptr, q8.data(),
+                                          q8.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+  BOOST_TEST(len == 34u);
+  std::vector<std::uint8_t> want8(34, 0);
+  want8[0] = 0x0E;
+  want8[1] = 0x2B;
+  want8[2] = 0x7F;
+  want8[3] = 0xEE;
+  BOOST_TEST(q8 == want8, boost::test_tools::per_element());
+  std::vector<float> y(32, -1.0f);
+  std::size_t n = 0;
+  BOOST_TEST(qscheme_fast_dequantize_recipe("ggml-q8_0", nullptr, shape, 1, q8.data(), q8.size(), y.data(), y.size(), &n,
+                                            &idx) == QSCHEME_OK, LastMessage());
+  BOOST_TEST(n == 32u);
+  BOOST_TEST(y[0] == 6.99957275390625f);
+  BOOST_TEST(y[2] == 0.0f);
+
+  BOOST_TEST(qscheme_fast_recipe_bytes_size("ggml-q4_0", nullptr, shape, 1, &need, &idx) == QSCHEME_OK);
+  BOOST_TEST(need == 18u);
+  std::vector<std::uint8_t> q4(18, kSentinel);
+  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q4_0", nullptr, shape, 1, x.data(), x.size(), nullptr, q4.data(),
+                                          q4.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+  std::vector<std::uint8_t> want4(18, 0x88);
+  want4[0] = 0x00;
+  want4[1] = 0xBB;
+  want4[2] = 0x80;
+  want4[3] = 0x89;
+  BOOST_TEST(q4 == want4, boost::test_tools::per_element());
+  BOOST_TEST(qscheme_fast_dequantize_recipe("ggml-q4_0", nullptr, shape, 1, q4.data(), q4.size(), y.data(), y.size(), &n,
+                                            &idx) == QSCHEME_OK, LastMessage());
+  BOOST_TEST(y[0] == 7.0f);
+  BOOST_TEST(y[1] == -0.875f);
+  BOOST_TEST(qscheme::f32_bits(y[2]) == 0x80000000u);  // code 0 under a negative scale: -0
+
+  // Too little room: the byte count in *out_len, out untouched; a NaN f16 scale is corrupt-bytes
+  // naming its block; a row of 40 has no blocks; a wrong length is size-mismatch.
+  std::vector<std::uint8_t> small(33, kSentinel);
+  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q8_0", nullptr, shape, 1, x.data(), x.size(), nullptr, small.data(),
+                                          small.size(), &len, &idx) == QSCHEME_SIZE_MISMATCH);
+  BOOST_TEST(len == 34u);
+  BOOST_TEST(Untouched(small));
+  q8[1] = 0x7E;
+  std::vector<float> untouched(32, -1.0f);
+  BOOST_TEST(qscheme_fast_dequantize_recipe("ggml-q8_0", nullptr, shape, 1, q8.data(), q8.size(), untouched.data(),
+                                            untouched.size(), &n, &idx) == QSCHEME_CORRUPT_BYTES);
+  BOOST_TEST(idx == 0u);
+  BOOST_TEST(std::all_of(untouched.begin(), untouched.end(), [](float v) { return v == -1.0f; }));
+  const std::uint64_t odd[] = {40};
+  std::vector<float> x40(40, 1.0f);
+  std::vector<std::uint8_t> out(64, kSentinel);
+  BOOST_TEST(qscheme_fast_quantize_recipe("ggml-q8_0", nullptr, odd, 1, x40.data(), x40.size(), nullptr, out.data(),
+                                          out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+  BOOST_TEST(qscheme_fast_recipe_bytes_size("ggml-q8_0", nullptr, odd, 1, &need, &idx) == QSCHEME_INVALID_ARGUMENT);
   BOOST_TEST(Untouched(out));
+  BOOST_TEST(qscheme_fast_dequantize_recipe("ggml-q8_0", nullptr, shape, 1, q8.data(), 33, y.data(), y.size(), &n,
+                                            &idx) == QSCHEME_SIZE_MISMATCH);
 }

@@ -1,7 +1,7 @@
 // The recipe options of the command line, run as a process: `qscheme recipes`, and quantize /
-// dequantize / vectors with --recipe on the reference engine, checked against the golden data
-// the implementations produced (tests/data/recipes); the fast engine refuses a recipe it does not
-// run with a typed error and writes nothing.
+// dequantize / vectors with --recipe, checked against the golden data the implementations
+// produced (tests/data/recipes); the fast engine refuses a recipe it does not run with a typed
+// error and writes nothing.
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -86,21 +86,23 @@ BOOST_AUTO_TEST_CASE(recipes_lists_every_recipe_with_all_its_rules) {
 }
 
 // quantize --recipe writes ggml's own blocks, equal to the blocks ggml wrote; dequantize --recipe
-// reads them back to ggml's dequantized values.
+// reads them back to ggml's dequantized values; check --recipe finds them identical. Each engine.
 BOOST_AUTO_TEST_CASE(ggml_recipes_reproduce_ggml_bytes_through_the_command_line) {
   Scratch s;
-  for (const char* recipe : {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0"}) {
-    BOOST_TEST_CONTEXT(recipe) {
-      const std::string bin = (s / (std::string(recipe) + ".bin"));
-      const Run q = qscheme_run({"quantize", "--recipe", recipe, "--engine", "reference", "--input", kCrafted,
-                                 "--output", bin});
-      BOOST_TEST_REQUIRE(q.status == 0, describe(q));
-      BOOST_TEST((bytes_of(bin) == bytes_of(kData / recipe / "crafted.blocks")));
-      const std::string y = (s / (std::string(recipe) + ".npy"));
-      const Run d = qscheme_run({"dequantize", "--recipe", recipe, "--engine", "reference", "--input", bin,
-                                 "--shape", "30,32", "--output", y});
-      BOOST_TEST_REQUIRE(d.status == 0, describe(d));
-      BOOST_TEST((npy_bits(y) == raw_bits(kData / recipe / "crafted.deq.f32")));
+  for (const char* engine : {"fast", "reference"}) {
+    for (const char* recipe : {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0"}) {
+      BOOST_TEST_CONTEXT(engine << " " << recipe) {
+        const std::string bin = (s / (std::string(engine) + recipe + ".bin"));
+        const Run q = qscheme_run({"quantize", "--recipe", recipe, "--engine", engine, "--input", kCrafted,
+                                   "--output", bin});
+        BOOST_TEST_REQUIRE(q.status == 0, describe(q));
+        BOOST_TEST((bytes_of(bin) == bytes_of(kData / recipe / "crafted.blocks")));
+        const std::string y = (s / (std::string(engine) + recipe + ".npy"));
+        const Run d = qscheme_run({"dequantize", "--recipe", recipe, "--engine", engine, "--input", bin,
+                                   "--shape", "30,32", "--output", y});
+        BOOST_TEST_REQUIRE(d.status == 0, describe(d));
+        BOOST_TEST((npy_bits(y) == raw_bits(kData / recipe / "crafted.deq.f32")));
+      }
     }
   }
 }
@@ -110,15 +112,19 @@ BOOST_AUTO_TEST_CASE(ggml_recipes_reproduce_ggml_bytes_through_the_command_line)
 BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
   Scratch s;
   const std::string randn = (kData / "inputs" / "randn.npy").string();
-  const std::string qj = (s / "q4.json");
-  const Run q = qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--engine", "reference", "--input", randn,
-                             "--output", qj});
-  BOOST_TEST_REQUIRE(q.status == 0, describe(q));
-  BOOST_TEST(slurp(qj).find("\"rules\": ") != std::string::npos);
-  const std::string y = (s / "q4.npy");
-  const Run d = qscheme_run({"dequantize", "--engine", "reference", "--input", qj, "--output", y});
-  BOOST_TEST_REQUIRE(d.status == 0, describe(d));
-  BOOST_TEST((npy_bits(y) == raw_bits(kData / "ggml-q4_0" / "randn.deq.f32")));
+  for (const char* engine : {"fast", "reference"}) {
+    BOOST_TEST_CONTEXT(engine) {
+      const std::string qj = (s / (std::string(engine) + "q4.json"));
+      const Run q = qscheme_run({"quantize", "--recipe", "ggml-q4_0", "--engine", engine, "--input", randn,
+                                 "--output", qj});
+      BOOST_TEST_REQUIRE(q.status == 0, describe(q));
+      BOOST_TEST(slurp(qj).find("\"rules\": ") != std::string::npos);
+      const std::string y = (s / (std::string(engine) + "q4.npy"));
+      const Run d = qscheme_run({"dequantize", "--engine", engine, "--input", qj, "--output", y});
+      BOOST_TEST_REQUIRE(d.status == 0, describe(d));
+      BOOST_TEST((npy_bits(y) == raw_bits(kData / "ggml-q4_0" / "randn.deq.f32")));
+    }
+  }
 
   const std::string tj = (s / "torch.json");
   const Run t = qscheme_run({"quantize", "--recipe", "torch-qint8", "--engine", "reference", "--scales", "0.1",
@@ -131,10 +137,12 @@ BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
 
   // ggml's f16 scale that overflowed to inf has no Q.json form: an error, nothing written.
   const std::string inf_json = (s / "inf.json");
-  expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", "reference", "--input", kCrafted,
-                                 "--output", inf_json}),
-                    "invalid-argument");
-  BOOST_TEST(!fs::exists(inf_json));
+  for (const char* engine : {"fast", "reference"}) {
+    expect_user_error(qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--engine", engine, "--input", kCrafted,
+                                   "--output", inf_json}),
+                      "invalid-argument");
+    BOOST_TEST(!fs::exists(inf_json));
+  }
 }
 
 // The fast engine refuses a recipe it does not run with a typed error and writes nothing; a
@@ -142,7 +150,7 @@ BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
 BOOST_AUTO_TEST_CASE(fast_engine_refuses_a_recipe_it_does_not_run) {
   Scratch s;
   const std::string out = (s / "x.bin");
-  for (const char* recipe : {"ggml-q8_0", "nvidia-nvfp4"}) {
+  for (const char* recipe : {"nvidia-nvfp4"}) {
     const Run r = qscheme_run({"quantize", "--recipe", recipe, "--input", kCrafted, "--output", out});
     expect_user_error(r, "unsupported-profile");
     BOOST_TEST(r.err.find("fast engine") != std::string::npos, describe(r));

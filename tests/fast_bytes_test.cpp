@@ -20,10 +20,12 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
+#include "fast/log2f_thresholds.hpp"
 #include "fast/points.hpp"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "oracle/edge_tensors.hpp"
+#include "reference/exponent_scales.hpp"
 #include "reference/reference.hpp"
 #include "scheme/float_bits.hpp"
 #include "scheme/layout.hpp"
@@ -291,10 +293,18 @@ BOOST_AUTO_TEST_CASE(exponent_scales_match_their_scalar_twin_on_every_target) {
   }
   std::mt19937 rng(5);
   for (int i = 0; i < 2000; ++i) amax.push_back(rng() % 0x7F800000u);
+  // log2f-floor's thresholds and their neighbours in every binade.
+  const std::uint32_t* thr = fast::detail::log2f_thresholds();
+  for (std::uint32_t field = 1; field < 255; ++field) {
+    for (std::uint32_t m : {thr[field] - 1, thr[field], thr[field] + 1}) {
+      if (m < 0x800000u) amax.push_back(field << 23 | m);
+    }
+  }
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
     const std::size_t N = fast::kernels::Get().lanes_f32();
-    for (ScalePick pick : {ScalePick::ocp_floor, ScalePick::torchao_ceil, ScalePick::torchao_even, ScalePick::rceil}) {
+    for (ScalePick pick : {ScalePick::ocp_floor, ScalePick::torchao_ceil, ScalePick::torchao_even, ScalePick::rceil,
+                           ScalePick::log2f_floor}) {
       for (auto v : {qscheme::Value::e4m3, qscheme::Value::e5m2, qscheme::Value::e2m1}) {
         const ExponentRule rule(pick, v);
         for (std::size_t off = 0; off + 1 < amax.size(); off += 37) {
@@ -331,6 +341,37 @@ BOOST_AUTO_TEST_CASE(exponent_scales_match_their_scalar_twin_on_every_target) {
     }
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+// microxcaling's exponent rule against the reference's, which decides floor(f32(log2 a)) with 40
+// digits of ln 2: in every binade at the fast engine's threshold and the pattern below it (the
+// rule is monotonic in a, so these two settle the binade), its ends, and for every element kind.
+BOOST_AUTO_TEST_CASE(log2f_floor_thresholds_agree_with_the_reference_in_every_binade) {
+  using qscheme::fast::detail::ExponentRule;
+  using qscheme::fast::detail::ScalePick;
+  const std::uint32_t* thr = fast::detail::log2f_thresholds();
+  int with_threshold = 0;
+  for (auto v : {qscheme::Value::e4m3, qscheme::Value::e5m2, qscheme::Value::e2m1}) {
+    const ExponentRule rule(ScalePick::log2f_floor, v);
+    std::vector<std::uint32_t> cases = {0u, 1u, 0x7FFFFFu};
+    for (std::uint32_t field = 1; field < 255; ++field) {
+      cases.push_back(field << 23);
+      cases.push_back(field << 23 | 0x7FFFFFu);
+      if (thr[field] < 0x800000u) {
+        cases.push_back(field << 23 | thr[field]);
+        cases.push_back(field << 23 | (thr[field] - 1));
+        if (v == qscheme::Value::e4m3) ++with_threshold;
+      }
+    }
+    for (std::uint32_t a : cases) {
+      const auto want = ref::exponent_scale(qscheme::rule::ScaleRounding::log2f_floor, v, f32_from_bits(a), 0);
+      BOOST_REQUIRE_MESSAGE(want.ok(), want.status().message());
+      BOOST_TEST_CONTEXT(qscheme::to_string(v) << " amax 0x" << std::hex << a) { BOOST_TEST(rule(a) == *want); }
+    }
+  }
+  // Every binade below 2^n has one but for n = -1, 0, 1, 2, where half the f32 step below n is
+  // worth less than one unit of a's mantissa (computed apart, with 60 digits).
+  BOOST_TEST(with_threshold == 250);
 }
 
 // The range of given scales decides whether the units stage takes them (quantize_units.cc): the

@@ -437,7 +437,21 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
       }
     }
     for (int fmt = 0; fmt < 3; ++fmt) {
-      for (bool zero_plus : {false, true}) specs.push_back({op, k::StepTie::even, k::StepSaturation::clamp, zero_plus, 0, 0, fmt});
+      for (k::StepTie tie : {k::StepTie::even, k::StepTie::away}) {
+        for (bool zero_plus : {false, true}) specs.push_back({op, tie, k::StepSaturation::clamp, zero_plus, 0, 0, fmt});
+      }
+    }
+    // ggml's rules: x86's conversion wrapped to the kind's bits or clamped to its full range, and
+    // q4_0's offset code (q4f, q2f) clamped above.
+    for (k::StepTie tie : {k::StepTie::even, k::StepTie::away}) {
+      for (int bits : {8, 4, 2}) {
+        const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+        specs.push_back({op, tie, k::StepSaturation::x86_wrap, false, lo, hi, -1, false, bits});
+        specs.push_back({op, tie, k::StepSaturation::x86_full_range, false, lo, hi, -1, false, bits});
+      }
+    }
+    for (const IntKind ik : {IntKind{-8, 7}, IntKind{-2, 1}}) {
+      specs.push_back({op, k::StepTie::half_up_offset, k::StepSaturation::upper_only, false, ik.lo, ik.hi, -1});
     }
   }
   ForEachTarget([&] {
@@ -451,7 +465,7 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
             const bool mul = sp.op == k::StepOp::multiply;
             std::vector<float> pool;
             // No operand gives a NaN t where that is outside the spec's domain (1 / 1e-40 is inf).
-            const bool nan_ok = sp.saturation == k::StepSaturation::int64_min_then_clamp;
+            const bool nan_ok = sp.saturation != k::StepSaturation::clamp;
             const float own = mul ? 1.0f / e : e;
             if (!nan_ok && std::isinf(own)) continue;
             pool.push_back(own);
@@ -460,11 +474,13 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
               if (o != own && (nan_ok || std::isfinite(o))) pool.push_back(o);
             }
             if (nan_ok) pool.push_back(std::numeric_limits<float>::infinity());
+            if (nan_ok) pool.push_back(0.0f);  // ggml's zero operand of a zero scale
             // 2N and 4N: whole blocks of 2 and 4 vectors, the kernel's walk without a loop per block.
             for (std::size_t bw : {std::size_t{0}, std::size_t{3}, N, 2 * N, 4 * N, 2 * N + 1}) {
               for (std::size_t start : {std::size_t{0}, std::size_t{2}}) {
                 BOOST_TEST_CONTEXT("op " << int(sp.op) << " tie " << int(sp.tie) << " sat " << int(sp.saturation)
-                                         << " lo " << sp.lo << " fmt " << sp.fmt << " zero_plus " << sp.zero_plus
+                                         << " lo " << sp.lo << " bits " << sp.bits << " fmt " << sp.fmt
+                                         << " zero_plus " << sp.zero_plus
                                          << " bw " << bw << " start " << start) {
                   std::vector<float> r(len + 2);
                   for (std::size_t j = 0; j < r.size(); ++j) r[j] = pool[j % pool.size()];
@@ -481,6 +497,50 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
             }
           }
         });
+      }
+    }
+  });
+}
+
+// microxcaling's rounding (StepTie::away on a minifloat) where the f32 addition decides: e4m3's
+// codes worked by hand (subnormal quantum 2^-9, so q = 2^9 a there), on every target. A quotient
+// q = 0.5 - 2^-25 gives f32(q + 0.5) = 1 (a tie, to even), so code 1 where exact rounding half
+// away gives 0; q = 0.5 - 2^-24 gives 1 - 2^-24, code 0; ties in the normal binades go away from
+// zero (1.0625 to 1.125, 0x39, where ties to even give 0x38), as do the subnormal binade's (q =
+// 4.5 to 5); beyond 448, 0x7E; a negative t that rounds to 0 keeps -0, a zero t gives +0.
+BOOST_AUTO_TEST_CASE(microxcaling_rounding_at_the_f32_addition_edges) {
+  struct Want {
+    float x;
+    std::int32_t code;
+  };
+  const std::vector<Want> wants = {
+      {0x1p-10f, 0x01},       {0x1p-10f * (1.0f - 0x1p-24f), 0x01}, {0x1p-10f * (1.0f - 0x1p-23f), 0x00},
+      {-0x1p-10f * (1.0f - 0x1p-23f), 0x80}, {-0.0f, 0x00},    {0.0f, 0x00},
+      {1.0625f, 0x39},        {1.1875f, 0x3A},                     {-1.0625f, 0xB9},
+      {464.0f, 0x7E},         {0x1p-9f * 4.5f, 0x05},                   {0x1p-6f * (1.0f - 0x1p-24f), 0x08},
+      {3e38f, 0x7E},          {0x1p-149f, 0x00},
+  };
+  k::StepSpec sp{k::StepOp::multiply, k::StepTie::away, k::StepSaturation::clamp, true, 0, 0, 0};
+  ForEachTarget([&] {
+    // Repeated so that every lane position and the padded tail meet each value.
+    for (std::size_t rep : {std::size_t{1}, std::size_t{5}}) {
+      std::vector<float> x;
+      std::vector<std::int32_t> want;
+      for (std::size_t i = 0; i < rep; ++i) {
+        for (const Want& w : wants) {
+          x.push_back(w.x);
+          want.push_back(w.code);
+        }
+      }
+      const float r = 1.0f;
+      std::vector<std::int32_t> got(x.size()), twin(x.size());
+      k::Get().quantize_steps(x.data(), x.size(), 0, 0, &r, sp, got.data(), nullptr);
+      sc::quantize_steps(x.data(), x.size(), 0, 0, &r, sp, twin.data(), nullptr);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        BOOST_TEST_CONTEXT("x " << x[i]) {
+          BOOST_TEST(got[i] == want[i]);
+          BOOST_TEST(twin[i] == want[i]);
+        }
       }
     }
   });
@@ -605,6 +665,195 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
       BOOST_TEST(k::Get().first_invalid_code(v.data() + mis, len, 0, 255, 0x7F) == len);
     });
   });
+}
+
+// ggml q4_0's statistic against its scalar twin: blocks of one to four vectors and of three,
+// a partial last block, blocks holding +a and -a both (either first), blocks of zeros and -0,
+// and an infinity.
+BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
+  ForEachTarget([] {
+    const std::size_t N = k::Get().lanes_f32();
+    for (std::size_t bw : {N, 2 * N, 3 * N, 4 * N, std::size_t{32}}) {
+      if (bw % N != 0) continue;
+      for (std::size_t nblocks : {std::size_t{1}, std::size_t{5}, N, N + 3, 3 * N + 1}) {
+        for (std::size_t rest : {std::size_t{0}, std::size_t{1}, N - 1, N + 2}) {
+          if (rest >= bw) continue;
+          const std::size_t len = nblocks * bw + rest;
+          const std::uint32_t seed = static_cast<std::uint32_t>(len * 13 + bw);
+          std::vector<float> x = Inputs(0.7, len, seed);
+          std::mt19937 rng(seed);
+          for (std::size_t b = 0; b * bw < len; ++b) {
+            const std::size_t n = std::min(bw, len - b * bw);
+            float* xb = x.data() + b * bw;
+            switch (rng() % 5) {
+              case 0: {  // +a and -a, at random places; the larger |x| elsewhere made smaller
+                const float a = std::ldexp(1.0f + static_cast<float>(rng() % 64) / 64.0f, static_cast<int>(rng() % 40) - 20);
+                for (std::size_t i = 0; i < n; ++i) xb[i] = std::fmin(std::fabs(xb[i]), a / 2) * ((rng() & 1) ? -1.0f : 1.0f);
+                xb[rng() % n] = a;
+                xb[rng() % n] = -a;
+                break;
+              }
+              case 1:  // zeros of both signs
+                for (std::size_t i = 0; i < n; ++i) xb[i] = (rng() & 1) ? -0.0f : 0.0f;
+                break;
+              case 2:  // all equal magnitudes
+                for (std::size_t i = 0; i < n; ++i) xb[i] = (rng() & 1) ? -3.0f : 3.0f;
+                break;
+              default: break;
+            }
+          }
+          BOOST_TEST_CONTEXT("bw " << bw << " len " << len) {
+            const std::size_t nb = (len + bw - 1) / bw;
+            std::vector<std::uint32_t> a(nb, 1), b(nb, 2);
+            BOOST_TEST(k::Get().block_signed_max_bits(x.data(), len, bw, a.data()) ==
+                       sc::block_signed_max_bits(x.data(), len, bw, b.data()));
+            BOOST_TEST(a == b, boost::test_tools::per_element());
+            x[len - 1] = -std::numeric_limits<float>::infinity();
+            BOOST_TEST(k::Get().block_signed_max_bits(x.data(), len, bw, a.data()) == 0x7F800000u);
+            sc::block_signed_max_bits(x.data(), len, bw, b.data());
+            BOOST_TEST(a == b, boost::test_tools::per_element());
+          }
+        }
+      }
+    }
+  });
+}
+
+// The f32-step recipes' calibrated scales against their scalar twin (step_scale, narrow_scale_bits
+// in f64): statistics around f16's and bf16's rounding boundaries (their midpoints and an ulp either
+// side, the subnormal range, 65504 to 65520 and beyond), f32's extremes, zeros, random patterns,
+// both signs; every divisor and dtype the recipes use, both operands.
+BOOST_AUTO_TEST_CASE(step_scales) {
+  std::vector<std::uint32_t> stats = {0u, 0x80000000u, 1u, 0x80000001u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x00800000u};
+  std::mt19937 rng(5);
+  for (const double divisor : {127.0, 7.5, 8.0, 1.0}) {
+    for (const int man : {10, 7}) {
+      for (int e = -30; e <= 17; ++e) {
+        // The midpoint between two neighbours of the grid of man bits at exponent e, times the divisor.
+        const double mid = std::ldexp(static_cast<double>((rng() % (1u << man)) | (1u << man)) + 0.5, e - man);
+        const float f = static_cast<float>(mid * divisor);
+        for (int d = -2; d <= 2; ++d) stats.push_back(qscheme::f32_bits(f) + static_cast<std::uint32_t>(d));
+      }
+    }
+    for (const double v : {65504.0, 65519.0, 65520.0, 65536.0, 0x1p-14, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-133, 0x1p-134}) {
+      const float f = static_cast<float>(v * divisor);
+      for (int d = -2; d <= 2; ++d) stats.push_back(qscheme::f32_bits(f) + static_cast<std::uint32_t>(d));
+    }
+  }
+  for (int i = 0; i < 300; ++i) {
+    std::uint32_t b = rng();
+    if (((b >> 23) & 0xFF) == 0xFF) b &= 0xBFFFFFFFu;  // finite
+    stats.push_back(b);
+  }
+  std::vector<k::StepScaleSpec> specs;
+  for (const float divisor : {127.0f, 7.5f, 7.0f, 1.5f, -8.0f, -2.0f}) {
+    for (int dt = 0; dt < 3; ++dt) {
+      specs.push_back({divisor, dt, k::StepOperand::reciprocal_or_zero, 127.0f});
+      specs.push_back({divisor, dt, k::StepOperand::hi_over_amax, divisor == 7.5f ? 7.0f : 127.0f});
+    }
+  }
+  ForEachTarget([&] {
+    for (const k::StepScaleSpec& sp : specs) {
+      for (std::size_t mis : {std::size_t{0}, std::size_t{3}}) {
+        BOOST_TEST_CONTEXT("divisor " << sp.divisor << " dt " << sp.dt << " operand " << int(sp.operand) << " mis " << mis) {
+          const std::size_t n = stats.size() - mis;
+          // Statistics of the signed rule may be negative; those of max |x| are not.
+          std::vector<std::uint32_t> st(stats.begin() + static_cast<std::ptrdiff_t>(mis), stats.end());
+          if (sp.divisor > 0) for (std::uint32_t& b : st) b &= 0x7FFFFFFFu;
+          std::vector<std::uint32_t> a(n), b(n);
+          std::vector<float> ao(n), bo(n);
+          k::Get().step_scales(st.data(), n, sp, a.data(), ao.data());
+          for (std::size_t i = 0; i < n; ++i) sc::step_scale(st[i], sp, &b[i], &bo[i]);
+          std::size_t at = 0;
+          BOOST_TEST(BitEqual(a.data(), b.data(), n, &at), "pattern of stat " << std::hex << st[at] << ": simd " << a[at]
+                                                                               << " scalar " << b[at]);
+          BOOST_TEST(BitEqual(ao.data(), bo.data(), n, &at), "operand of stat " << std::hex << st[at]);
+        }
+      }
+    }
+  });
+  // The twin itself at a few points worked out by hand: f16 65504 stays, 65519.99 rounds down to
+  // it, 65520 (the midpoint) goes to inf; 2^-25 is the tie between 0 and f16's least subnormal
+  // (to 0, even), 1.5 * 2^-25 rounds up to it; bf16 of f32 max is inf.
+  std::uint32_t bits = 0;
+  float op = 0;
+  const k::StepScaleSpec f16{1.0f, 1, k::StepOperand::reciprocal_or_zero, 127.0f};
+  const auto pattern = [&](float v, const k::StepScaleSpec& spec) {
+    sc::step_scale(qscheme::f32_bits(v), spec, &bits, &op);
+    return bits;
+  };
+  BOOST_TEST(pattern(65504.0f, f16) == 0x7BFFu);
+  BOOST_TEST(pattern(std::nextafter(65520.0f, 0.0f), f16) == 0x7BFFu);
+  BOOST_TEST(pattern(65520.0f, f16) == 0x7C00u);
+  BOOST_TEST(pattern(0x1p-25f, f16) == 0x0000u);
+  BOOST_TEST(pattern(0x1.8p-25f, f16) == 0x0001u);
+  BOOST_TEST(pattern(0x1.ffcp-15f, f16) == 0x0400u);  // the largest subnormal's midpoint above: even, up
+  BOOST_TEST(pattern(-1.0f, {-8.0f, 1, k::StepOperand::reciprocal_or_zero, 7.0f}) == 0x3000u);  // -1 / -8 = 0.125
+  BOOST_TEST(pattern(1.0f, {-8.0f, 1, k::StepOperand::reciprocal_or_zero, 7.0f}) == 0xB000u);
+  BOOST_TEST(pattern(0.0f, {-8.0f, 1, k::StepOperand::reciprocal_or_zero, 7.0f}) == 0x8000u);  // -0
+  BOOST_TEST(op == 0.0f);
+  BOOST_TEST(pattern(3.4028235e38f, {1.0f, 2, k::StepOperand::reciprocal_or_zero, 127.0f}) == 0x7F80u);
+}
+
+// ggml's blocks to values against the scalar twin: every f16 scale class (zero, subnormal, normal,
+// the largest, inf, NaN, either sign) under every reading, codes at the fields' ends, and the
+// check alone agreeing with the values' verdict.
+BOOST_AUTO_TEST_CASE(dequant_ggml) {
+  std::mt19937 rng(11);
+  const std::uint16_t scales[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0x7BFF, 0x7C00, 0xFC00, 0x7C01,
+                                  0x7E00, 0xBC00, 0x83FF, 0x2E66};
+  ForEachTarget([&] {
+    for (bool nibbles : {false, true}) {
+      const std::size_t bytes = nibbles ? 18 : 34;
+      for (std::size_t nb : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{37}}) {
+        for (int trial = 0; trial < 6; ++trial) {
+          std::vector<std::uint8_t> in(nb * bytes);
+          for (std::uint8_t& b : in) b = static_cast<std::uint8_t>(rng());
+          for (std::size_t k = 0; k < nb; ++k) {
+            // Mostly scales every reading allows; now and then one of the classes above.
+            const std::uint16_t h = rng() % 3 == 0 ? scales[rng() % std::size(scales)] : static_cast<std::uint16_t>(rng() % 0x7C00);
+            in[k * bytes] = static_cast<std::uint8_t>(h);
+            in[k * bytes + 1] = static_cast<std::uint8_t>(h >> 8);
+            // Mostly codes above the standard range's least.
+            if (rng() % 2) for (std::size_t i = 2; i < bytes; ++i) if (in[k * bytes + i] == 0x80 || (nibbles && ((in[k * bytes + i] & 0xF) == 0 || (in[k * bytes + i] >> 4) == 0))) in[k * bytes + i] = 0x99;
+          }
+          for (int lo : {nibbles ? -8 : -128, nibbles ? -7 : -127}) {
+            for (int flags = 0; flags < 4; ++flags) {
+              const k::GgmlSpec sp{nibbles, lo, (flags & 1) != 0, (flags & 2) != 0};
+              BOOST_TEST_CONTEXT("nibbles " << nibbles << " nb " << nb << " lo " << lo << " flags " << flags) {
+                std::vector<float> a(nb * 32, 1.0f), b(nb * 32, 2.0f);
+                const bool ka = k::Get().dequant_ggml(in.data(), nb, sp, a.data());
+                const bool kb = sc::dequant_ggml(in.data(), nb, sp, b.data());
+                BOOST_TEST(ka == kb);
+                BOOST_TEST(k::Get().dequant_ggml(in.data(), nb, sp, nullptr) == kb);
+                if (ka && kb) {
+                  std::size_t at = 0;
+                  BOOST_TEST(BitEqual(a.data(), b.data(), a.size(), &at),
+                             "value " << at << ": simd " << std::hex << qscheme::f32_bits(a[at]) << " scalar "
+                                      << qscheme::f32_bits(b[at]));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+  // The twin at points worked out by hand: d = -1 (0xBC00) and code 0 give -0; d = inf and code 0
+  // x86's default NaN; a q4_0 byte 0x1F holds codes 15 - 8 = 7 (low) and 1 - 8 = -7 (high).
+  std::vector<std::uint8_t> q4(18, 0x88);
+  q4[0] = 0x00;
+  q4[1] = 0xBC;
+  q4[2] = 0x1F;
+  std::vector<float> v(32);
+  BOOST_TEST(sc::dequant_ggml(q4.data(), 1, {true, -8, true, false}, v.data()));
+  BOOST_TEST(qscheme::f32_bits(v[1]) == 0x80000000u);
+  BOOST_TEST(v[0] == -7.0f);
+  BOOST_TEST(v[16] == 7.0f);
+  q4[1] = 0x7C;
+  BOOST_TEST(sc::dequant_ggml(q4.data(), 1, {true, -8, false, true}, v.data()));
+  BOOST_TEST(qscheme::f32_bits(v[1]) == 0xFFC00000u);
+  BOOST_TEST(!sc::dequant_ggml(q4.data(), 1, {true, -8, true, false}, v.data()));
 }
 
 BOOST_AUTO_TEST_CASE(rows_segment_max_across_its_chunks) {

@@ -1,8 +1,9 @@
-// The reference engine under each recipe against the recipe's golden data: the bytes, codes,
-// scales and dequantized values the public implementation itself produced (or, where it cannot
-// run here, a numpy transcription of its source), kept in tests/data/recipes/<recipe>/ with a
-// README naming the producer, its commit and the command. Nothing here is computed by qscheme.
-// The fast engine against the same data, for each recipe it runs.
+// Each engine of the engine table (oracle/engine.hpp) under each recipe against the recipe's
+// golden data: the bytes, codes, scales and dequantized values the public implementation itself
+// produced (or, where it cannot run here, a numpy transcription of its source), kept in
+// tests/data/recipes/<recipe>/ with a README naming the producer, its commit and the command.
+// Nothing here is computed by qscheme. The reference engine runs every recipe; another engine
+// may refuse a recipe it does not run, with unsupported-profile, never with another answer.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -11,14 +12,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fast/fast.hpp"
 #include "io/npy.hpp"
+#include "oracle/engine.hpp"
 #include "reference/reference.hpp"
 #include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
@@ -85,16 +87,38 @@ struct Comparison {
   std::optional<Status> error;
 };
 
-// An engine's quantize and dequantize.
-struct Engine {
-  Result<QuantizedTensor> (*quantize)(const Scheme&, Shape, std::span<const float>, const QuantizeOptions&);
-  Result<std::vector<float>> (*dequantize)(const QuantizedTensor&);
-};
-const Engine kReference{&reference::quantize, &reference::dequantize};
-const Engine kFast{&fast::quantize, &fast::dequantize};
+const oracle::Engine& reference_engine() { return *oracle::find_engine("reference").value(); }
+
+// ggml's blocks: the engine's encode and fused quantize write them, its decode reads them back to
+// the tensor, and its fused dequantize reads them to the implementation's values (when given).
+void compare_ggml(const oracle::Engine& engine, const Scheme& scheme, const Piece& piece, const QuantizeOptions& options,
+                  const QuantizedTensor& q, const std::vector<std::uint8_t>& want,
+                  const std::vector<std::uint8_t>* want_values, Comparison& out,
+                  const std::function<void(bool, const std::string&)>& differ) {
+  const auto same_bytes = [&](const Result<std::vector<std::uint8_t>>& got, const std::string& what) {
+    if (!got) {
+      out.error = got.status();
+      return;
+    }
+    for (std::size_t i = 0; i < want.size(); ++i) differ(i < got->size() && (*got)[i] == want[i], what + " " + std::to_string(i));
+  };
+  same_bytes(engine.encode_as(q, ByteFormat::ggml), "ggml byte");
+  same_bytes(engine.quantize_bytes_as(scheme, piece.shape, piece.x, options, ByteFormat::ggml), "fused ggml byte");
+  // The implementation's bytes decode to the same tensor.
+  Result<QuantizedTensor> back = engine.decode_as(scheme, piece.shape, want, rules_of(q), ByteFormat::ggml);
+  differ(back.ok() && *back == q, "decode of the ggml blocks");
+  if (!want_values) return;
+  std::vector<float> y(q.codes.size());
+  const Status st = engine.dequantize_bytes_as(scheme, piece.shape, want, rules_of(q), ByteFormat::ggml, y);
+  differ(st.ok(), "fused dequantize of the ggml blocks: " + st.to_string());
+  for (std::size_t i = 0; st.ok() && i < y.size(); ++i) {
+    differ(qscheme::f32_bits(y[i]) == le32(*want_values, piece.element_offset + i),
+           "fused value " + std::to_string(piece.element_offset + i));
+  }
+}
 
 Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& scheme, const QuantizeOptions& options,
-                        const Engine& engine = kReference) {
+                        const oracle::Engine& engine = reference_engine()) {
   Comparison out;
   const auto differ = [&](bool equal, const std::string& what) {
     ++out.compared;
@@ -145,17 +169,10 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
     }
     if (expect.contains("ggml_bytes")) {
       const std::vector<std::uint8_t> want = file("ggml_bytes");
-      Result<std::vector<std::uint8_t>> got = reference::encode(*q, ByteFormat::ggml);
-      if (!got) {
-        out.error = got.status();
-        return out;
-      }
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        differ(i < got->size() && (*got)[i] == want[i], "ggml byte " + std::to_string(i));
-      }
-      // The implementation's bytes decode to the same tensor.
-      Result<QuantizedTensor> back = reference::decode(scheme, piece.shape, want, rules_of(*q), ByteFormat::ggml);
-      differ(back.ok() && *back == *q, "decode of the ggml blocks");
+      const std::optional<std::vector<std::uint8_t>> values =
+          expect.contains("dequantized_f32") ? std::optional(file("dequantized_f32")) : std::nullopt;
+      compare_ggml(engine, scheme, piece, options, *q, want, values ? &*values : nullptr, out, differ);
+      if (out.error) return out;
     }
     if (expect.contains("dequantized_f32")) {
       const std::vector<std::uint8_t> want = file("dequantized_f32");
@@ -226,40 +243,34 @@ BOOST_AUTO_TEST_CASE(every_recipe_has_golden_data) {
   BOOST_TEST(recipe_folders() == want, boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(reference_reproduces_each_implementation_bit_for_bit) {
-  for (const std::string& recipe : recipe_folders()) {
-    for (const GoldenCase& g : golden_cases(recipe)) {
-      const Comparison cmp = compare_case(g.folder, g.json, g.scheme, g.options);
-      BOOST_TEST_CONTEXT(recipe << " / " << g.json.at("name").get<std::string>()) {
-        BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
-        BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
-        BOOST_TEST(cmp.differing == 0u, cmp.differing << " of " << cmp.compared << " differ, first " << cmp.first);
-      }
-    }
-  }
-}
-
-// The fast engine reproduces each implementation it runs the recipe of; the others it refuses
-// with unsupported-profile, never with another answer.
-BOOST_AUTO_TEST_CASE(fast_reproduces_each_implementation_it_runs_bit_for_bit) {
-  std::size_t ran = 0;
-  for (const std::string& recipe : recipe_folders()) {
-    for (const GoldenCase& g : golden_cases(recipe)) {
-      const Comparison cmp = compare_case(g.folder, g.json, g.scheme, g.options, kFast);
-      BOOST_TEST_CONTEXT(recipe << " / " << g.json.at("name").get<std::string>()) {
-        if (cmp.error && cmp.error->message().find("does not run this point") != std::string::npos) {
-          BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
-          continue;
+// Each engine reproduces each implementation whose recipe it runs: the reference engine every
+// one, the fast engine the MX recipes', torch's (affine mode and u8 included) and ggml's at
+// least; a recipe it does not run it refuses with unsupported-profile.
+BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
+  for (const oracle::Engine& engine : oracle::engines()) {
+    const bool spec = engine.name == "reference";
+    std::size_t ran = 0, ggml = 0;
+    for (const std::string& recipe : recipe_folders()) {
+      for (const GoldenCase& g : golden_cases(recipe)) {
+        const Comparison cmp = compare_case(g.folder, g.json, g.scheme, g.options, engine);
+        BOOST_TEST_CONTEXT(engine.name << " / " << recipe << " / " << g.json.at("name").get<std::string>()) {
+          if (!spec && cmp.error && cmp.error->message().find("does not run this point") != std::string::npos) {
+            BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
+            BOOST_TEST(!recipe.starts_with("ggml"), "ggml's recipes run on every engine");
+            continue;
+          }
+          ++ran;
+          ggml += recipe.starts_with("ggml") ? 1 : 0;
+          BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
+          BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
+          BOOST_TEST(cmp.differing == 0u, cmp.differing << " of " << cmp.compared << " differ, first " << cmp.first);
         }
-        ++ran;
-        BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
-        BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
-        BOOST_TEST(cmp.differing == 0u, cmp.differing << " of " << cmp.compared << " differ, first " << cmp.first);
       }
     }
+    BOOST_TEST_MESSAGE(ran << " golden cases run by the " << engine.name << " engine, " << ggml << " of them ggml's");
+    BOOST_TEST(ran >= 36u);  // the MX recipes' (5 x 6) and ggml's (3 x 2) at least
+    BOOST_TEST(ggml == 6u);
   }
-  BOOST_TEST_MESSAGE(ran << " golden cases run by the fast engine");
-  BOOST_TEST(ran >= 30u);  // the MX recipes' (5 x 6) at least
 }
 
 // The rules no input can tell from the exact profile's, with the reason. Each must stay

@@ -121,14 +121,6 @@ Result<Inputs> read_inputs(const DequantizeArgs& args) {
   return in;
 }
 
-// The bytes as f32 under rules other than a profile's, or in ggml's blocks: through the logical
-// tensor (the engine's decode_as; an engine that does not run the point or the format says so).
-Result<std::vector<float>> dequantize_via_tensor(const oracle::Engine& engine, const Inputs& in) {
-  auto q = engine.decode_as(*in.scheme, *in.shape, in.bytes, *in.rules, in.format);
-  if (!q) return q.status();
-  return engine.dequantize(*q);
-}
-
 int run_dequantize(const DequantizeArgs& args) {
   const auto format = output_format("dequantize", kDequantizeFormats, args.output, args.format);
   if (!format) return report(format.status());
@@ -169,10 +161,13 @@ int run_dequantize(const DequantizeArgs& args) {
     const Status st = (*engine)->dequantize_bytes(*in->scheme, *in->shape, in->bytes, *profile, y);
     if (!st.ok()) return report(with_path(args.input, st));
   } else {
-    in->rules = rules;
-    auto values = dequantize_via_tensor(**engine, *in);
-    if (!values) return report(with_path(args.input, values.status()));
-    y = std::move(*values);
+    // Under rules other than a profile's, or in ggml's blocks: the engine's dequantize_bytes_as
+    // (an engine that does not run the point or the format says so). A shape without a layout
+    // gets no room: the engine reports its error.
+    const auto l = make_layout(*in->scheme, *in->shape);
+    io::resize_on_huge_pages(y, l ? static_cast<std::size_t>(l->elements) : 0);
+    const Status st = (*engine)->dequantize_bytes_as(*in->scheme, *in->shape, in->bytes, rules, in->format, y);
+    if (!st.ok()) return report(with_path(args.input, st));
   }
   std::vector<std::uint8_t>().swap(in->bytes);
   const Status written = io::npy::write_f32_file(args.output, *in->shape, y);

@@ -115,10 +115,9 @@ int run_quantize(const QuantizeArgs& args) {
                                                    std::string(io::npy::descr(x->dtype)) + "'"});
   }
   if (format->name == "bin" && *byte_format == ByteFormat::ggml) {
-    auto q = (*engine)->quantize(*scheme, x->shape, x->f32, options);
-    if (!q) return report(q.status());
-    auto bytes = (*engine)->encode_as(*q, ByteFormat::ggml);
+    auto bytes = (*engine)->quantize_bytes_as(*scheme, x->shape, x->f32, options, ByteFormat::ggml);
     if (!bytes) return report(bytes.status());
+    progress.phase("writing " + printable(args.output));
     const Status st = io::write_bytes(args.output, *bytes);
     if (!st.ok()) return report(st);
     return kExitOk;

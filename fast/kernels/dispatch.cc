@@ -45,12 +45,14 @@ namespace qscheme::fast::kernels {
   X(segment_max_abs_bits, SegmentMaxAbsBitsImpl)           \
   X(rows_segment_max_abs_bits, RowsSegmentMaxAbsBitsImpl)  \
   X(block_max_abs_bits, BlockMaxAbsBitsImpl)               \
+  X(block_signed_max_bits, BlockSignedMaxBitsImpl)         \
   X(prepass_block_max_abs_bits, PrepassBlockMaxAbsBitsImpl) \
   X(scale_range, ScaleRangeImpl)                           \
   X(scales_from_max, ScalesFromMaxImpl)                    \
   X(exponent_scales, ExponentScalesImpl)                   \
   X(scales_from_bytes, ScalesFromBytesImpl)                \
   X(scale_values_from_bits, ScaleValuesFromBitsImpl)       \
+  X(step_scales, StepScalesImpl)                           \
   X(quantize_exact_int, QuantizeExactIntImpl)              \
   X(quantize_exact_float, QuantizeExactFloatImpl)          \
   X(quantize_zero_scale, QuantizeZeroScaleImpl)            \
@@ -75,6 +77,7 @@ namespace qscheme::fast::kernels {
   X(dequant_burn_float, DequantBurnFloatImpl)              \
   X(dequant_row, DequantRowImpl)                           \
   X(dequant_codes, DequantCodesImpl)                       \
+  X(dequant_ggml, DequantGgmlImpl)                         \
   X(stream_copy, StreamCopyImpl)                           \
   X(min_max_keys, MinMaxKeysImpl)                          \
   X(segment_min_max_keys, SegmentMinMaxKeysImpl)          \

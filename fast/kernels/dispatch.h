@@ -53,6 +53,8 @@ enum class ExponentRuleKind : std::uint8_t {
   torchao_even,  // a's pattern + half a unit of the element's last mantissa bit, then as ocp_floor
                  // on the field (p = 0xFF where that carries into f32's inf exponent: an error)
   rceil,         // the least power of two >= u = f32(a * rcp_m), at least 2^-127
+  log2f_floor,   // floor(f32(log2 a)) - emax: one exponent more where a's mantissa reaches
+                 // log2_thresholds[a's field] (log2 rounded up onto the next integer)
 };
 struct ExponentSpec {
   ExponentRuleKind rule = ExponentRuleKind::ocp_floor;
@@ -60,6 +62,7 @@ struct ExponentSpec {
   std::uint32_t half_unit = 0;  // torchao_even: half of the element's last mantissa bit, in a's pattern
   float rcp_m = 1;              // rceil: f32(1 / M), M the element kind's largest magnitude
   double W = 1;                 // hi - lo of the element kind (the clamp test of ExponentFacts)
+  const std::uint32_t* log2_thresholds = nullptr;  // log2f_floor: 256 mantissa thresholds (fast/log2f_thresholds.hpp)
 };
 // What exponent_scales found besides the scales.
 struct ExponentFacts {
@@ -103,14 +106,24 @@ struct CodeSpec {
 };
 
 // The f32 steps of one recipe's codes (the f32-step points: onnx's QuantizeLinear, torch's
-// quantize_val): per block one f32 operand r, per element t = f32(x / r) (divide) or f32(x * r)
-// (multiply), then for integers t rounded by `tie` (even: ties to even; away: half away from
-// zero) and saturated by `saturation` (clamp: to [lo, hi]; int64_min_then_clamp: NaN and
-// t >= 2^63 give lo, the rest clamped), for minifloats t cast onto the grid of fmt by
-// round-to-nearest-even, saturating, with t's sign (zero_plus: a zero t gives +0).
+// quantize_val, ggml's q8_0 and q4_0): per block one f32 operand r, per element t = f32(x / r)
+// (divide) or f32(x * r) (multiply), then for integers t rounded by `tie` (even: ties to even;
+// away: half away from zero; half_up_offset: trunc(f32(t + (0.5 - lo))), the offset code, which
+// only upper_only takes) and saturated by `saturation`:
+//   clamp: to [lo, hi] (t not NaN);
+//   int64_min_then_clamp: NaN and t >= 2^63 give lo, the rest clamped;
+//   x86_wrap: the x86 conversion (NaN, +-inf and values outside int32 give INT32_MIN), wrapped
+//     to the low `bits` bits, sign-extended (ggml's (int8_t)roundf(t));
+//   x86_full_range: the x86 conversion, then clamped to [lo, hi], which the caller sets to the
+//     full two's complement range of `bits` (ggml x86's cvtps_epi32 and saturating packs);
+//   upper_only: the x86 conversion of the offset code wrapped to 8 bits, then
+//     min(that, hi - lo) + lo (ggml q4_0's MIN(15, (int8_t)(t + 8.5f)) - 8).
+// Minifloats: t cast onto the grid of fmt by round-to-nearest-even (tie even) or microxcaling's
+// floor(f32(q + 0.5)) of q = |t| on its binade's quantum (tie away), saturating, with t's sign
+// (zero_plus: a zero t gives +0).
 enum class StepOp : std::uint8_t { divide, multiply };
-enum class StepTie : std::uint8_t { even, away };
-enum class StepSaturation : std::uint8_t { clamp, int64_min_then_clamp };
+enum class StepTie : std::uint8_t { even, away, half_up_offset };
+enum class StepSaturation : std::uint8_t { clamp, int64_min_then_clamp, x86_wrap, x86_full_range, upper_only };
 struct StepSpec {
   StepOp op = StepOp::divide;
   StepTie tie = StepTie::even;
@@ -121,6 +134,34 @@ struct StepSpec {
   // As CodeSpec::x_just_read: x sits in L1 (a unit just checked), so the loop prefetches the
   // units after it; else x comes cold and the loop prefetches its own lines ahead.
   bool x_just_read = false;
+  int bits = 8;  // x86_wrap: the code's width
+};
+
+// The calibrated scales of the f32-step recipes (ggml's q8_0 and q4_0), per block from its
+// statistic a (f32 bits: max |x|, or the signed max of block_signed_max_bits), all in f32:
+//   d = f32(a / divisor)  (divisor: M, or lo for a signed max: d = m / lo, of the opposite sign);
+//   the stored pattern of d in dtype dt (ScaleDtype as int: 0 f32, 1 f16, 2 bf16), rounded to
+//   nearest-even with d's sign, subnormals kept, past the largest finite value to +-inf;
+//   the operand of the codes: reciprocal_or_zero: d != 0 ? f32(1 / d) : 0 (ggml's id);
+//   hi_over_amax: a != 0 ? f32(hi / a) : 0 (ggml x86's 127 / amax).
+enum class StepOperand : std::uint8_t { reciprocal_or_zero, hi_over_amax };
+struct StepScaleSpec {
+  float divisor = 127;
+  int dt = 1;
+  StepOperand operand = StepOperand::reciprocal_or_zero;
+  float hi = 127;
+};
+
+// What dequant_ggml reads: ggml's blocks (block_q8_0: the f16 scale d, little-endian, then 32 int8
+// codes; block_q4_0 (nibbles): d, then 16 bytes holding code i + 8 in byte i's low nibble and code
+// i + 16 + 8 in its high nibble), the least code allowed (-127 or -7 under a kind's standard range,
+// else the field's least: every code), and the scale patterns allowed: f16's finite non-negative
+// ones, and the negative and infinite ones a point adds (fast/points.hpp's StoredReading).
+struct GgmlSpec {
+  bool nibbles = false;
+  int lo = -128;
+  bool signed_scales = false;
+  bool inf_scales = false;
 };
 
 // Ordered keys of f32 bit patterns (the min/max kernels of affine calibration): key(b) = b ^
@@ -188,6 +229,12 @@ struct Kernels {
   // possibly partial), k < ceil(len / bw); >= 0x7F800000 when the block holds a NaN or infinity.
   // Returns the largest amax[k]. Precondition: lanes divide bw.
   std::uint32_t (*block_max_abs_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
+  // The signed maximum of each block (ggml q4_0's statistic): m[k] = the f32 pattern of the first
+  // element, in order, of largest |x| in block k of x[0..len) (blocks of bw, the last one possibly
+  // partial), patterns of |x| compared strictly from +0, so that a block of zeros of either sign
+  // gives +0. Returns the largest |x| pattern (>= 0x7F800000: a NaN or infinity is present, whose
+  // patterns compare as the others do). Precondition: lanes divide bw.
+  std::uint32_t (*block_signed_max_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* m);
   // The same, prefetching as suits one call over many rows of input not in cache (a prepass over
   // a whole tensor) rather than one unit's calibration (docs/PERFORMANCE.md, "Prefetching").
   std::uint32_t (*prepass_block_max_abs_bits)(const float* x, std::size_t len, std::size_t bw, std::uint32_t* amax);
@@ -213,6 +260,10 @@ struct Kernels {
   std::size_t (*scales_from_bytes)(const std::uint8_t* in, std::size_t nb, int dt, float* value);
   // The same from scale bit patterns held in u32 (QuantizedTensor::scale_bits).
   std::size_t (*scale_values_from_bits)(const std::uint32_t* bits, std::size_t nb, int dt, float* value);
+  // StepScaleSpec's steps for k < nb: bits[k] the stored pattern, operand[k] the codes' operand,
+  // from stat[k] (finite). Scalar twin: scalar::step_scale.
+  void (*step_scales)(const std::uint32_t* stat, std::size_t nb, const StepScaleSpec& s, std::uint32_t* bits,
+                      float* operand);
 
   // -- quantize-inl.h: codes, one segment under one scale (i32 codes)
   // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
@@ -262,7 +313,8 @@ struct Kernels {
   // -- steps-inl.h: codes of the f32-step recipes
   // Codes of x[0..len) by the steps of s; element i lies in block (start + i) / bw - start / bw of
   // r (bw == 0: r[0] for all). Exactly one of out32 (i32 codes) and out8 (their low bytes) is
-  // non-null. Preconditions: no t is NaN under the clamp rule or for minifloats.
+  // non-null. Preconditions: no t is NaN under the clamp rule or for minifloats; the tie
+  // half_up_offset exactly with saturation upper_only, and lo <= -1 there.
   void (*quantize_steps)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
                          const StepSpec& s, std::int32_t* out32, std::uint8_t* out8);
 
@@ -323,6 +375,12 @@ struct Kernels {
   // lanes divide bw and start.
   void (*dequant_codes)(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw,
                         const float* s, float g, const CodeSpec& c, float* out);
+  // ggml's blocks in[0 .. nb) (34 or 18 bytes each, GgmlSpec) to values: out[32k + i] =
+  // f32(code_i * d_k), the IEEE product of block k's i-th code and its scale (exact: 8 and 11
+  // significant bits), with IEEE's signs, infinities and 0 * inf (x86's default NaN 0xFFC00000).
+  // Returns false when some scale or code pattern is not allowed (out unspecified); out null:
+  // the check alone. Scalar twin: scalar::dequant_ggml.
+  bool (*dequant_ggml)(const std::uint8_t* in, std::size_t nb, const GgmlSpec& s, float* out);
   // Copies n bytes to dst with non-temporal stores (from dst's first vector-aligned byte; the
   // unaligned head and tail by plain stores), for outputs too large to stay in this core's caches:
   // a plain store first reads the line it writes (read for ownership), which a streaming store

@@ -249,6 +249,129 @@ HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size
   return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
 }
 
+// The two sides of a block's largest |x|: the largest |x| pattern of the elements whose sign
+// bit is clear (p) and of those whose sign bit is set (q).
+template <class V>
+struct SidedMax {
+  V p, q;
+};
+
+// ConcatMaxTree over SidedMax leaves: lane k of each side holds the maximum of leaf k's lanes.
+template <std::size_t kC, class D, class Leaf>
+HWY_INLINE SidedMax<hn::Vec<D>> ConcatSidedMaxTree(D d, const Leaf& leaf, std::size_t j0 = 0) {
+  if constexpr (kC == 1) {
+    return leaf(j0);
+  } else {
+    const auto a = ConcatSidedMaxTree<kC / 2>(d, leaf, j0);
+    const auto b = ConcatSidedMaxTree<kC / 2>(d, leaf, j0 + kC / 2);
+    return {hn::Max(hn::ConcatEven(d, b.p, a.p), hn::ConcatOdd(d, b.p, a.p)),
+            hn::Max(hn::ConcatEven(d, b.q, a.q), hn::ConcatOdd(d, b.q, a.q))};
+  }
+}
+
+// The pattern of the first element of x[0..n) whose |x| pattern is a (one is there).
+HWY_INLINE std::uint32_t FirstOfMagnitude(const float* HWY_RESTRICT x, std::size_t n, std::uint32_t a) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, x + i, 4);
+    if ((b & 0x7FFFFFFFu) == a) return b;
+  }
+  return a;
+}
+
+// A block's signed maximum from its two sides: the larger side with its sign; equal sides hold +a
+// and -a both (or only zeros, p = q = 0: +0), and the block's first of them decides.
+HWY_INLINE std::uint32_t SignedMaxOf(std::uint32_t p, std::uint32_t q, const float* HWY_RESTRICT x, std::size_t n) {
+  if (q > p) return q | 0x80000000u;
+  if (p > q || p == 0) return p;
+  return FirstOfMagnitude(x, n, p);
+}
+
+// ggml q4_0's statistic, N blocks at a time as BlockMaxAbsBitsT: both sides of each block fold
+// into one vector each, and ConcatSidedMaxTree leaves block k's sides in lane k. Only a block whose
+// sides are equal and non-zero (both +a and -a occur: rare in data) is scanned for the first.
+HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
+                                                  std::uint32_t* HWY_RESTRICT m) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  using V = hn::Vec<decltype(di)>;
+  constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
+  const std::size_t N = hn::Lanes(di);
+  const auto mask = hn::Set(di, 0x7FFFFFFF);
+  const auto zero = hn::Zero(di);
+  auto sides = [&](const float* b) QSCHEME_INLINE_LAMBDA {
+    const auto v = hn::BitCast(di, hn::LoadU(df, b));
+    const auto a = hn::And(v, mask);
+    const auto neg = hn::Lt(v, zero);  // the sign bit
+    return SidedMax<V>{hn::IfThenZeroElse(neg, a), hn::IfThenElseZero(neg, a)};
+  };
+  // n: a multiple of N. One prefetch per 64-byte line.
+  auto fold = [&](const float* b, std::size_t n) QSCHEME_INLINE_LAMBDA {
+    hwy::Prefetch(b + kReadAhead);
+    SidedMax<V> s = sides(b);
+    for (std::size_t i = N; i < n; i += N) {
+      if (i % 16 == 0) hwy::Prefetch(b + i + kReadAhead);
+      const SidedMax<V> t = sides(b + i);
+      s.p = hn::Max(s.p, t.p);
+      s.q = hn::Max(s.q, t.q);
+    }
+    return s;
+  };
+  const std::size_t nfull = len / bw;
+  auto all = hn::Zero(di);  // the largest |x| over every block, returned
+  std::size_t k = 0;
+  auto groups = [&](auto kV) {
+    constexpr std::size_t Vn = decltype(kV)::value;  // vectors per block, or 0 for bw / N
+    const std::size_t n = Vn ? Vn * kN : bw;
+    for (; k + kN <= nfull; k += kN) {
+      const float* xk = x + k * bw;
+      const SidedMax<V> s = ConcatSidedMaxTree<kN>(di, [&](std::size_t j) { return fold(xk + j * n, n); });
+      all = hn::Max(all, hn::Max(s.p, s.q));
+      const auto top = hn::IfThenElse(hn::Gt(s.q, s.p), hn::Or(s.q, hn::Set(di, std::numeric_limits<std::int32_t>::min())), s.p);
+      hn::StoreU(hn::BitCast(du, top), du, m + k);
+      const auto both = hn::AndNot(hn::Eq(s.p, zero), hn::Eq(s.p, s.q));
+      if (HWY_UNLIKELY(!hn::AllFalse(di, both))) {
+        HWY_ALIGN std::int32_t p[kN], q[kN];
+        hn::Store(s.p, di, p);
+        hn::Store(s.q, di, q);
+        for (std::size_t j = 0; j < N; ++j) {
+          m[k + j] = SignedMaxOf(static_cast<std::uint32_t>(p[j]), static_cast<std::uint32_t>(q[j]), xk + j * bw, bw);
+        }
+      }
+    }
+  };
+  if (bw == kN) {
+    groups(std::integral_constant<std::size_t, 1>());
+  } else if (bw == 2 * kN) {
+    groups(std::integral_constant<std::size_t, 2>());
+  } else if (bw == 4 * kN) {
+    groups(std::integral_constant<std::size_t, 4>());
+  } else {
+    groups(std::integral_constant<std::size_t, 0>());
+  }
+  auto one = [&](const float* b, std::size_t n, const SidedMax<V>& s) {
+    all = hn::Max(all, hn::Max(s.p, s.q));
+    return SignedMaxOf(static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, s.p))),
+                       static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, s.q))), b, n);
+  };
+  for (; k < nfull; ++k) m[k] = one(x + k * bw, bw, fold(x + k * bw, bw));
+  if (nfull * bw < len) {  // a partial last block: +0 padding changes neither side
+    const float* b = x + nfull * bw;
+    const std::size_t rest = len - nfull * bw, whole = rest / N * N;
+    SidedMax<V> s = whole ? fold(b, whole) : SidedMax<V>{zero, zero};
+    if (whole < rest) {
+      HWY_ALIGN float pad[HWY_MAX_BYTES / sizeof(float)] = {};
+      std::memcpy(pad, b + whole, (rest - whole) * sizeof(float));
+      const SidedMax<V> t = sides(pad);
+      s.p = hn::Max(s.p, t.p);
+      s.q = hn::Max(s.q, t.q);
+    }
+    m[nfull] = one(b, rest, s);
+  }
+  return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
+}
+
 HWY_NOINLINE std::uint32_t BlockMaxAbsBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
                                                std::uint32_t* HWY_RESTRICT amax) {
   return BlockMaxAbsBitsT<kReadAhead>(x, len, bw, amax);

@@ -51,12 +51,13 @@ struct MiniParams {
   int m, emin;
   double vmax;
   int sign;
+  int max_code = 0;  // the magnitude code of vmax
 };
 HWY_INLINE MiniParams Mini(int fmt) {
   switch (fmt) {
-    case 0: return {3, -6, 448.0, 0x80};
-    case 1: return {2, -14, 57344.0, 0x80};
-    default: return {1, 0, 6.0, 0x08};
+    case 0: return {3, -6, 448.0, 0x80, 0x7E};
+    case 1: return {2, -14, 57344.0, 0x80, 0x7B};
+    default: return {1, 0, 6.0, 0x08, 0x07};
   }
 }
 

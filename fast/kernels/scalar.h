@@ -5,6 +5,7 @@
 // tests/fast_kernels_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -84,6 +85,18 @@ inline int mini_encode(double y, bool neg, int fmt) {
   return best | (neg ? mi.sign : 0);
 }
 
+// microxcaling's rounding of |t| onto the grid of fmt, as the grid value (beyond max: saturated
+// by mini_encode): q = |t| / 2^qe on the quantum of |t|'s binade (the subnormal quantum below the
+// normals), floor(f32(q + 0.5)) * 2^qe.
+inline double half_away_f32_add(float t, int fmt) {
+  const MiniInfo& mi = kMini[fmt];
+  const float a = std::fabs(t);
+  if (a == 0.0f || std::isinf(a)) return a;
+  const int qe = std::max(std::ilogb(a) - mi.m, mi.emin - mi.m);
+  const float q = std::ldexp(a, -qe);
+  return std::ldexp(static_cast<double>(std::floor(q + 0.5f)), qe);
+}
+
 // ---- scalar twins of the kernels -----------------------------------------------------------
 
 inline std::uint32_t max_abs_bits(const float* x, std::size_t n) {
@@ -145,15 +158,37 @@ inline void quantize_burn_float(const float* x, std::size_t n, float e, int fmt,
   }
 }
 
+// The x86 float-to-int32 conversion of an integral value (cvtss2si): v itself when int32 holds
+// it, else (NaN, +-inf, out of range) INT32_MIN.
+inline std::int32_t x86_int32(float v) {
+  if (!(v >= -2147483648.0f && v < 2147483648.0f)) return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(v);
+}
+// v's low `bits` bits as a two's complement number.
+inline std::int32_t wrap_bits(std::int32_t v, int bits) {
+  const std::uint32_t field = static_cast<std::uint32_t>(v) & ((bits == 32 ? 0u : (1u << bits)) - 1u);
+  const std::uint32_t sign = 1u << (bits - 1);
+  return static_cast<std::int32_t>(field ^ sign) - static_cast<std::int32_t>(sign);
+}
+
 // The f32 steps of one element (kernels::StepSpec), case by case on host f32 arithmetic
 // (round-to-nearest-even, as the drivers' FpEnvGuard sets it).
 inline std::int32_t step_code(float x, float r, const kernels::StepSpec& s) {
   const float t = s.op == kernels::StepOp::divide ? x / r : x * r;
   if (s.fmt >= 0) {
     if (s.zero_plus && t == 0.0f) return 0;
+    if (s.tie == kernels::StepTie::away) return mini_encode(half_away_f32_add(t, s.fmt), std::signbit(t), s.fmt);
     return mini_encode(static_cast<double>(t), std::signbit(t), s.fmt);
   }
+  if (s.saturation == kernels::StepSaturation::upper_only) {
+    // ggml q4_0: MIN(hi - lo, (int8_t)(t + (0.5f - lo))) + lo, the int8 cast as x86 makes it.
+    const float sum = t + (0.5f - static_cast<float>(s.lo));
+    const std::int32_t offset = wrap_bits(x86_int32(std::trunc(sum)), 8);
+    return std::min(offset, s.hi - s.lo) + s.lo;
+  }
   const float q = s.tie == kernels::StepTie::even ? std::nearbyint(t) : round_half_away(t);
+  if (s.saturation == kernels::StepSaturation::x86_wrap) return wrap_bits(x86_int32(q), s.bits);
+  if (s.saturation == kernels::StepSaturation::x86_full_range) return std::clamp(x86_int32(q), s.lo, s.hi);
   if (s.saturation == kernels::StepSaturation::int64_min_then_clamp && (std::isnan(q) || q >= 0x1p63f)) return s.lo;
   if (q <= static_cast<float>(s.lo)) return s.lo;
   if (q >= static_cast<float>(s.hi)) return s.hi;
@@ -167,6 +202,84 @@ inline void quantize_steps(const float* x, std::size_t len, std::size_t start, s
     if (out32) out32[i] = c;
     else out8[i] = static_cast<std::uint8_t>(c & 0xFF);
   }
+}
+
+// ggml q4_0's statistic of each block, as quantize_row_q4_0_ref scans it: the first element of
+// largest |x| by a strict comparison starting from +0, |x| compared as f32 patterns.
+inline std::uint32_t block_signed_max_bits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* m) {
+  std::uint32_t all = 0;
+  for (std::size_t k = 0; k * bw < len; ++k) {
+    std::uint32_t best = 0, first = 0;
+    for (std::size_t i = k * bw; i < len && i < (k + 1) * bw; ++i) {
+      const std::uint32_t b = f32_bits(x[i]);
+      if ((b & 0x7FFFFFFFu) > best) {
+        best = b & 0x7FFFFFFFu;
+        first = b;
+      }
+    }
+    m[k] = first;
+    all = best > all ? best : all;
+  }
+  return all;
+}
+
+// The f16 (dt 1) or bf16 (dt 2) pattern of an f32 value d, or its own (dt 0): d's significand at
+// the format's precision in its binade (the least normal binade's quantum below it), rounded by
+// nearbyint in f64 (exact: d has 24 bits), and +-inf from the midpoint above the largest finite
+// value on, where the tie goes to the even pattern: up.
+inline std::uint32_t narrow_scale_bits(float d, int dt) {
+  if (dt == 0) return f32_bits(d);
+  const int man = dt == 1 ? 10 : 7, emin = dt == 1 ? -14 : -126, emax = dt == 1 ? 15 : 127;
+  const std::uint32_t sign = std::signbit(d) ? 0x8000u : 0u;
+  const std::uint32_t inf = dt == 1 ? 0x7C00u : 0x7F80u;
+  const double a = std::fabs(static_cast<double>(d));
+  const double past_max = std::ldexp(2.0 - std::ldexp(1.0, -man - 1), emax);  // max + half a unit
+  if (a >= past_max) return sign | inf;
+  int e = a == 0 ? emin : std::max(std::ilogb(a), emin);
+  double m = std::nearbyint(std::ldexp(a, man - e));
+  if (m == std::ldexp(1.0, man + 1)) {
+    m /= 2;
+    ++e;
+  }
+  const auto mi = static_cast<std::uint32_t>(m);
+  if (mi < (1u << man)) return sign | mi;  // subnormal (or zero), e == emin
+  return sign | (static_cast<std::uint32_t>(e - emin + 1) << man) | (mi - (1u << man));
+}
+
+// StepScaleSpec's steps for one block statistic (kernels::step_scales), on host f32 arithmetic.
+inline void step_scale(std::uint32_t stat, const kernels::StepScaleSpec& s, std::uint32_t* bits, float* operand) {
+  const float a = f32_from_bits(stat);
+  const float d = a / s.divisor;
+  *bits = narrow_scale_bits(d, s.dt);
+  if (s.operand == kernels::StepOperand::reciprocal_or_zero) {
+    *operand = d != 0.0f ? 1.0f / d : 0.0f;
+  } else {
+    *operand = a != 0.0f ? s.hi / a : 0.0f;
+  }
+}
+
+// ggml's blocks to values (kernels::dequant_ggml), block by block: the f16 scale's value by its
+// fields in f64 (exact), the codes unpacked one by one, each product on host f32 arithmetic.
+inline bool dequant_ggml(const std::uint8_t* in, std::size_t nb, const kernels::GgmlSpec& s, float* out) {
+  bool ok = true;
+  const std::size_t bytes = s.nibbles ? 18 : 34;
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::uint8_t* b = in + k * bytes;
+    const std::uint32_t h = b[0] | (static_cast<std::uint32_t>(b[1]) << 8);
+    const std::uint32_t e = (h >> 10) & 0x1F, f = h & 0x3FF;
+    const bool negative = (h & 0x8000) != 0;
+    if ((e == 0x1F && f != 0) || (e == 0x1F && !s.inf_scales) || (negative && !s.signed_scales)) ok = false;
+    const double mag = e == 0x1F ? std::numeric_limits<double>::infinity()
+                       : e == 0  ? std::ldexp(static_cast<double>(f), -24)
+                                 : std::ldexp(static_cast<double>(f | 0x400), static_cast<int>(e) - 25);
+    const float d = static_cast<float>(negative ? -mag : mag);
+    for (std::size_t i = 0; i < 32; ++i) {
+      const int code = s.nibbles ? ((i < 16 ? b[2 + i] & 0xF : b[2 + i - 16] >> 4) - 8) : static_cast<std::int8_t>(b[2 + i]);
+      if (code < s.lo) ok = false;
+      if (out) out[k * 32 + i] = static_cast<float>(code) * d;
+    }
+  }
+  return ok;
 }
 
 inline void dequant_exact_int(const std::int32_t* c, std::size_t n, double e, float* out) {

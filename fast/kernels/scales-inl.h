@@ -443,6 +443,11 @@ HWY_INLINE ExponentFacts ExponentScalesT(const std::uint32_t* HWY_RESTRICT amax,
       const auto is_inf = hn::Eq(rf, ff);
       nan_m = hn::Or(nan_m, is_inf);
       p = hn::IfThenElse(is_inf, ff, biased(hn::Sub(hn::Sub(rf, v127), emax)));
+    } else if constexpr (kRule == ExponentRuleKind::log2f_floor) {
+      // A zero or subnormal a lies below 2^-126, where every kind's scale clamps to 2^-127.
+      const auto thr = hn::GatherIndex(di, reinterpret_cast<const std::int32_t*>(s.log2_thresholds), field);
+      const auto up = hn::IfThenZeroElse(hn::Gt(thr, hn::And(a, mant_mask)), one_i);
+      p = hn::IfThenZeroElse(hn::Eq(field, zero), biased(hn::Sub(hn::Add(hn::Sub(field, v127), up), emax)));
     } else {
       const auto u = hn::BitCast(di, hn::Mul(hn::BitCast(df, a), hn::Set(df, s.rcp_m)));
       const auto up = biased(hn::Add(hn::Sub(hn::ShiftRight<23>(u), v127), any_mant(u)));
@@ -496,6 +501,7 @@ HWY_NOINLINE ExponentFacts ExponentScalesImpl(const std::uint32_t* HWY_RESTRICT 
     case ExponentRuleKind::ocp_floor: return ExponentScalesT<ExponentRuleKind::ocp_floor>(amax, nb, s, bits, e, inv);
     case ExponentRuleKind::torchao_ceil: return ExponentScalesT<ExponentRuleKind::torchao_ceil>(amax, nb, s, bits, e, inv);
     case ExponentRuleKind::torchao_even: return ExponentScalesT<ExponentRuleKind::torchao_even>(amax, nb, s, bits, e, inv);
+    case ExponentRuleKind::log2f_floor: return ExponentScalesT<ExponentRuleKind::log2f_floor>(amax, nb, s, bits, e, inv);
     default: return ExponentScalesT<ExponentRuleKind::rceil>(amax, nb, s, bits, e, inv);
   }
 }
@@ -585,6 +591,63 @@ HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRI
   auto load = [&](std::size_t k) { return hn::BitCast(di, hn::LoadU(du, bits + k)); };
   auto tail = [&](std::size_t k, std::int32_t* buf) { std::memcpy(buf, bits + k, (nb - k) * sizeof(std::uint32_t)); };
   return ScaleValues(nb, dt, value, load, tail);
+}
+
+// ---- the f32-step recipes' calibrated scales (StepScaleSpec)
+
+// The f16 or bf16 pattern (dt 1 or 2) of the magnitudes in mag (i32 lanes holding the patterns of
+// finite f32 values >= 0), nearest-even, subnormals kept, past the largest finite value +inf.
+// bf16: the pattern plus 0x7FFF plus its lowest kept bit, truncated (a carry into the exponent
+// field is the rounding up, into 0xFF inf). f16: the same at bit 13 after rebiasing (the carry past
+// 65504 gives 0x7C00 from 65520 on); below f16's least normal 2^-14 the IEEE addition of 0.5, whose
+// unit in the last place is f16's subnormal quantum 2^-24, rounds |d| onto that grid and leaves
+// the quantum count in the low bits (F. Giesen's float_to_half_fast3_rtne).
+template <class DI>
+HWY_INLINE hn::Vec<DI> NarrowScalePatterns(DI di, hn::Vec<DI> mag, int dt) {
+  const hn::Rebind<float, DI> df;
+  const auto one = hn::Set(di, 1);
+  if (dt == 2) return hn::ShiftRight<16>(hn::Add(mag, hn::Add(hn::Set(di, 0x7FFF), hn::And(hn::ShiftRight<16>(mag), one))));
+  const auto normal = hn::ShiftRight<13>(
+      hn::Add(hn::Sub(mag, hn::Set(di, 0x38000000)), hn::Add(hn::Set(di, 0xFFF), hn::And(hn::ShiftRight<13>(mag), one))));
+  const auto sub = hn::Sub(hn::BitCast(di, hn::Add(hn::BitCast(df, mag), hn::Set(df, 0.5f))), hn::Set(di, 0x3F000000));
+  const auto finite = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x38800000)), sub, normal);
+  return hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x47800000)), finite, hn::Set(di, 0x7C00));
+}
+
+// StepScaleSpec's steps, N blocks at a time; the tail through a padded buffer.
+HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::size_t nb, const StepScaleSpec& s,
+                                 std::uint32_t* HWY_RESTRICT bits, float* HWY_RESTRICT operand) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const std::size_t N = hn::Lanes(df);
+  const auto divisor = hn::Set(df, s.divisor);
+  const auto fzero = hn::Zero(df);
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* po) {
+    const auto a = hn::BitCast(df, hn::LoadU(du, src));
+    const auto d = hn::Div(a, divisor);
+    const auto db = hn::BitCast(di, d);
+    hn::Vec<decltype(di)> p = db;
+    if (s.dt != 0) {
+      const auto sign = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, hn::And(db, hn::Set(di, std::numeric_limits<std::int32_t>::min())))));
+      p = hn::Or(NarrowScalePatterns(di, hn::And(db, hn::Set(di, 0x7FFFFFFF)), s.dt), sign);
+    }
+    hn::StoreU(hn::BitCast(du, p), du, pb);
+    const auto r = s.operand == StepOperand::reciprocal_or_zero ? hn::IfThenZeroElse(hn::Eq(d, fzero), hn::Div(hn::Set(df, 1.0f), d))
+                                                                : hn::IfThenZeroElse(hn::Eq(a, fzero), hn::Div(hn::Set(df, s.hi), a));
+    hn::StoreU(r, df, po);
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(stat + k, bits + k, operand + k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t sb[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};
+    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    HWY_ALIGN float ob[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(sb, stat + k, (nb - k) * sizeof(std::uint32_t));
+    one(sb, bb, ob);
+    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(operand + k, ob, (nb - k) * sizeof(float));
+  }
 }
 
 // ---- narrow blocks: one scale per lane

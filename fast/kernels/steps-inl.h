@@ -1,6 +1,7 @@
 // Per-target codes of the f32-step recipes (StepSpec in kernels/dispatch.h): per block one f32
 // operand r, per element t = f32(x / r) or f32(x * r) in one IEEE f32 operation, then t rounded by
-// the spec's tie rule and saturated by its rule (integers), or cast onto the minifloat grid by
+// the spec's tie rule (q4_0's: one more f32 addition) and saturated by its rule (integers: x86's
+// conversion where ggml's rules go through it), or cast onto the minifloat grid by
 // round-to-nearest-even with saturation (minifloats). Every step is an IEEE f32 operation or an
 // exact one (docs/SEMANTICS-fast.md section 7), so the lanes compute what a scalar loop on host
 // f32 arithmetic does.
@@ -13,9 +14,11 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/minifloat-inl.h"
@@ -39,13 +42,34 @@ HWY_INLINE hn::Vec<DF> StepT(hn::Vec<DF> x, hn::Vec<DF> r) {
   }
 }
 
+// The x86 conversion of integral f32 lanes q (cvtps2dq, cvttps2dq): q inside int32, else (NaN,
+// +-inf, |q| >= 2^31) INT32_MIN, the "integer indefinite" those instructions give; -2^31 is that
+// pattern either way. Highway's ConvertTo saturates instead, so the lanes outside are replaced.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> X86Int32(DF df, hn::Vec<DF> q) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const auto inside = hn::Lt(hn::Abs(q), hn::Set(df, 0x1p31f));  // false for NaN
+  return hn::IfThenElse(hn::RebindMask(di, inside), hn::ConvertTo(di, hn::IfThenElseZero(inside, q)),
+                        hn::Set(di, std::numeric_limits<std::int32_t>::min()));
+}
+
 // Integer codes of t (f32 lanes). Round is round-half-even on every target; the half-away rule is
 // Rust's f32::round (t - trunc(t) is exact). The standard clamp requires t not NaN; the torch rule
 // sends NaN (no compare holds) and everything at or beyond 2^63 to lo, as torch's cast to int64
 // (INT64_MIN) followed by its clamp does; what lies at or below -2^63 the clamp sends to lo too.
+// ggml's rules convert as x86 does (X86Int32), then wrap to `shift` = 32 - bits bits (x86_wrap) or
+// clamp to [lo, hi] (x86_full_range); q4_0's (upper_only) adds 0.5 - lo to t in one f32 addition
+// (half_lo: that constant), truncates, converts, wraps to int8 and clamps above at hi - lo.
 template <StepTie kTie, StepSaturation kSat, class DF>
-HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF> t, hn::Vec<DF> vlo, hn::Vec<DF> vhi) {
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF> t, hn::Vec<DF> vlo, hn::Vec<DF> vhi,
+                                                              hn::Vec<DF> half_lo, int shift) {
   const hn::Rebind<std::int32_t, DF> di;
+  if constexpr (kSat == StepSaturation::upper_only) {
+    static_assert(kTie == StepTie::half_up_offset, "upper_only takes the offset code");
+    const auto offset = X86Int32(df, hn::Trunc(hn::Add(t, half_lo)));
+    const auto lo = hn::ConvertTo(di, vlo);
+    return hn::Add(hn::Min(hn::ShiftRight<24>(hn::ShiftLeft<24>(offset)), hn::Sub(hn::ConvertTo(di, vhi), lo)), lo);
+  }
   hn::Vec<DF> q;
   if constexpr (kTie == StepTie::even) {
     q = hn::Round(t);
@@ -55,6 +79,11 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF>
     const auto step = hn::Or(hn::And(t, hn::Set(df, -0.0f)), hn::Set(df, 1.0f));  // copysign(1, t)
     q = hn::IfThenElse(away, hn::Add(tr, step), tr);
   }
+  if constexpr (kSat == StepSaturation::x86_wrap) {
+    return hn::ShiftRightSame(hn::ShiftLeftSame(X86Int32(df, q), shift), shift);
+  } else if constexpr (kSat == StepSaturation::x86_full_range) {
+    return hn::Min(hn::Max(X86Int32(df, q), hn::ConvertTo(di, vlo)), hn::ConvertTo(di, vhi));
+  }
   auto c = hn::Min(hn::Max(q, vlo), vhi);
   if constexpr (kSat == StepSaturation::int64_min_then_clamp) {
     c = hn::IfThenElse(hn::Lt(q, hn::Set(df, 0x1p63f)), c, vlo);
@@ -62,25 +91,56 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF>
   return hn::ConvertTo(di, c);
 }
 
+// microxcaling's rounding of a = |t| (f32 lanes, not NaN) onto a minifloat's grid, as the
+// magnitude code: q = a / 2^qe on the quantum of a's binade (the subnormal quantum 2^(emin-m)
+// below 2^emin), then floor(f32(q + 0.5)). The f32 addition is the rule's one rounding, and it
+// matters only in the subnormal binade: there, for q just below a half, it rounds up. From 2^emin
+// on, q lies in [2^m, 2^(m+1)) on a grid of 2^(m-23), so q + 0.5 is exact below 2^(m+1) and
+// rounds only within [2^(m+1), 2^(m+1) + 0.5): floor(f32(q + 0.5)) is q rounded half away from
+// zero, i.e. half a unit of the code's last mantissa bit added to a's pattern, the bits below it
+// dropped. The carry into the exponent is the next binade's code,
+// and codes grow with values, so the saturation is a min (an inf a included).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfAwayF32AddCode(DF df, hn::Vec<DF> a, const MiniParams& mp) {
+  const hn::RebindToSigned<DF> di;
+  const int shift = 23 - mp.m;
+  // Normal binades: a's pattern rounded to m mantissa bits, less the bias difference.
+  const auto rounded = hn::ShiftRightSame(hn::Add(hn::BitCast(di, a), hn::Set(di, 1 << (shift - 1))), shift);
+  const auto normal = hn::Sub(rounded, hn::Set(di, (127 + mp.emin - 1) << mp.m));
+  const auto code = hn::Min(normal, hn::Set(di, mp.max_code));
+  // The subnormal binade, which calibrated blocks of ordinary data seldom reach: q = a * 2^(m -
+  // emin), exact; its code is floor(f32(q + 0.5)).
+  const auto in_sub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.emin)))));
+  if (HWY_LIKELY(hn::AllFalse(di, in_sub))) return code;
+  const auto q = hn::Mul(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.m - mp.emin))));
+  return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Floor(hn::Add(q, hn::Set(df, 0.5f)))), code);
+}
+
 // Minifloat codes of t (f32 lanes, not NaN): the magnitude's code in f64 lanes (MiniMagCode,
-// exact for every f32), t's sign; with kPlusZero a zero t (either sign) gives +0.
-template <bool kPlusZero, class DF>
+// exact for every f32) or, kAway, microxcaling's (HalfAwayF32AddCode); t's sign; with kPlusZero a
+// zero t (either sign) gives +0.
+template <bool kPlusZero, bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
   const hn::Rebind<std::int32_t, DF> di;
-  const hn::Half<DF> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
-  const hn::Rebind<std::int32_t, decltype(dh)> dhi;
-  auto half_code = [&](hn::Vec<decltype(dh)> th) {
-    return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
-  };
-  const auto code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+  hn::Vec<decltype(di)> code;
+  if constexpr (kAway) {
+    code = HalfAwayF32AddCode(df, hn::Abs(t), mp);
+  } else {
+    const hn::Half<DF> dh;
+    const hn::Rebind<double, decltype(dh)> dd;
+    const hn::Rebind<std::int32_t, decltype(dh)> dhi;
+    auto half_code = [&](hn::Vec<decltype(dh)> th) {
+      return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
+    };
+    code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+  }
   auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
   if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
   return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
 }
 
 // The spec's rules as template arguments, so that the hot loop carries no branch on them.
-// kKind: 0 integers, 1 minifloats, 2 minifloats whose zero t gives +0.
+// kKind: 0 integers; minifloats 1 + (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0).
 template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
 HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
@@ -89,6 +149,8 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
   const auto vlo = hn::Set(df, static_cast<float>(s.lo)), vhi = hn::Set(df, static_cast<float>(s.hi));
+  const auto half_lo = hn::Set(df, 0.5f - static_cast<float>(s.lo));  // exact: |lo| <= 128
+  const int shift = 32 - s.bits;
   const MiniParams mp = Mini(s.fmt < 0 ? 0 : s.fmt);
   // The general walk below takes one segment per block, [i, i + cnt) under r[k]. Only its first
   // block may start inside, so the one division by bw is here: one per block was a third of a
@@ -102,9 +164,9 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   auto code_of = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> vr) QSCHEME_INLINE_LAMBDA {
     const auto t = StepT<kOp, decltype(df)>(xv, vr);
     if constexpr (kKind == 0) {
-      return StepIntCodes<kTie, kSat>(df, t, vlo, vhi);
+      return StepIntCodes<kTie, kSat>(df, t, vlo, vhi, half_lo, shift);
     } else {
-      return StepFloatCodes<kKind == 2>(df, t, mp);
+      return StepFloatCodes<(kKind - 1) % 2 == 1, (kKind >= 3)>(df, t, mp);
     }
   };
   if (bw != 0 && start % bw == 0 && bw % N == 0 && ((bw / N) & (bw / N - 1)) == 0) {
@@ -150,16 +212,32 @@ HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, 
                                   const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                   std::uint8_t* HWY_RESTRICT out8) {
   if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8);
-  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, 2>(x, len, start, bw, r, s, out32, out8);
-  QuantizeStepsT<kOp, kTie, kSat, 1>(x, len, start, bw, r, s, out32, out8);
+  constexpr int kMini = kTie == StepTie::away ? 3 : 1;
+  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8);
+  QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8);
 }
 
 template <StepOp kOp>
 HWY_INLINE void QuantizeStepsOp(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                 const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                 std::uint8_t* HWY_RESTRICT out8) {
-  // Minifloats round to even and saturate by the grid alone: one instance for them.
-  if (s.fmt >= 0) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  // Minifloats saturate by the grid alone: one instance per rounding.
+  if (s.fmt >= 0) {
+    if (s.tie == StepTie::away) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  }
+  // ggml's rules (integers only).
+  switch (s.saturation) {
+    case StepSaturation::upper_only:
+      return QuantizeStepsT<kOp, StepTie::half_up_offset, StepSaturation::upper_only, 0>(x, len, start, bw, r, s, out32, out8);
+    case StepSaturation::x86_wrap:
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8);
+    case StepSaturation::x86_full_range:
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8);
+    default: break;
+  }
   const bool torch_sat = s.saturation == StepSaturation::int64_min_then_clamp;
   if (s.tie == StepTie::even) {
     if (torch_sat) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
