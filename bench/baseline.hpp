@@ -359,6 +359,17 @@ inline const std::vector<Kernel>& kernels() {
       {.name = "dequantize q8_0 ggml bytes", .scheme = "q8_0", .profile = Profile::exact,
        .direction = Direction::dequantize, .api = Api::bytes_single_pass, .recipe = "ggml-q8_0",
        .format = ByteFormat::ggml},
+      // Affine mode (zero points), u8: one scale for the tensor, calibrated (min and max first: two
+      // passes) or given (the input's own, with its zero point: one pass); a scale per row
+      // (axis(1) of [n / 4096, 4096]), calibrated row by row in one pass; and back to f32.
+      {.name = "quantize u8:affine calibrated", .scheme = "u8:affine", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass},
+      {.name = "quantize u8:affine given", .scheme = "u8:affine", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true},
+      {.name = "quantize u8:affine per-row (axis)", .scheme = "u8:affine:axis(1)=f32", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass},
+      {.name = "dequantize u8:affine", .scheme = "u8:affine", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass},
       // The QuantizedTensor entry points (i32 codes), for comparison.
       {"quantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::quantize, Api::codes},
       {"dequantize_into q8_0 (i32 codes)", "q8_0", Profile::exact, Direction::dequantize, Api::codes},
@@ -427,12 +438,14 @@ class KernelRun {
         g.block.push_back(static_cast<float>(v));
       }
       if (q->global_bits) g.global = std::bit_cast<float>(*q->global_bits);
+      g.zero_points = q->zero_points;
       options_.scales = std::move(g);
     }
     if (k.direction == Direction::quantize) {
       if (k.api == Api::codes) {
         codes_.resize(l->elements);
         scale_bits_.resize(l->scales);
+        zero_points_.resize(l->zero_points);
       }
     } else {
       auto q = fast::quantize(scheme_, shape_, x, options_);
@@ -474,7 +487,7 @@ class KernelRun {
     if (kernel_.direction == Direction::quantize) {
       if (kernel_.api == Api::codes) {
         return fast::quantize_into(scheme_, shape_, x_.data(), x_.size(), options_, codes_.data(), scale_bits_.data(),
-                                   &global_bits_);
+                                   &global_bits_, zero_points_.data());
       }
       return fast::quantize_to_bytes(scheme_, shape_, x_.data(), x_.size(), options_, kernel_.format, bytes_.data(),
                                      bytes_.size(), pol);
@@ -502,6 +515,7 @@ class KernelRun {
   std::vector<std::int32_t> codes_;
   std::vector<std::uint32_t> scale_bits_;
   std::uint32_t global_bits_ = 0;
+  std::vector<std::int32_t> zero_points_;
   Buffer<std::uint8_t> bytes_;
   QuantizedTensor q_{};
   Buffer<float> out_;

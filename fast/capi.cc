@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <optional>
+#include <span>
 #include <exception>
 #include <new>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "fast/fast.hpp"
+#include "fast/output_dtype.hpp"
 #include "scheme/byte_format.hpp"
 #include "scheme/errors.hpp"
 #include "scheme/layout.hpp"
@@ -380,10 +382,22 @@ int qscheme_fast_dequantize_to(const char* scheme, const uint64_t* shape, size_t
     const auto t = ParseTensor(scheme, shape, rank);
     if (!t) return Fail(t.status(), err_index);
     if (len != t->layout.total_bytes) return Fail(qscheme::errors::byte_count(len, t->layout), err_index);
-    return Fail(QSCHEME_UNSUPPORTED_ENGINE,
-                std::string("the fast engine dequantizes to f32 only, not ") +
-                    (out_dtype == QSCHEME_OUT_F16 ? "f16" : "bf16") + "; use the reference engine",
-                err_index);
+    // The data's errors first, in their documented order, then the room: out untouched on error.
+    const auto q = qscheme::fast::decode(t->scheme, t->shape, std::span<const std::uint8_t>(bytes, len),
+                                         static_cast<qscheme::Profile>(profile));
+    if (!q) return Fail(q.status(), err_index);
+    const auto h = qscheme::fast::dequantize_16(
+        *q, out_dtype == QSCHEME_OUT_F16 ? qscheme::OutputDtype::f16 : qscheme::OutputDtype::bf16);
+    if (!h) return Fail(h.status(), err_index);
+    *out_len = h->size();
+    if (out_cap < h->size()) {
+      return Fail(QSCHEME_SIZE_MISMATCH,
+                  "out_cap is " + Count(out_cap, "element(s)") + ", the tensor has " + Count(h->size(), "element(s)") +
+                      " (now in *out_len)",
+                  err_index);
+    }
+    if (!h->empty()) std::memcpy(out, h->data(), h->size() * sizeof(std::uint16_t));
+    return Ok(err_index);
   });
 }
 

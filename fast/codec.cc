@@ -9,7 +9,6 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
-#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
 #include "fast/tensor_checks.hpp"
 #include "fast/value_codes.hpp"
@@ -51,9 +50,17 @@ PackGeo pack_geo(const Layout& l, const Scheme& s) {
 
 }  // namespace
 
+bool direct_bytes(const Scheme& s, const Layout& l) { return l.packed_axis < 0 && info(s.value).bits <= 8; }
+
 void write_values(const Scheme& s, const Layout& l, const std::int32_t* c, std::uint8_t* out) {
   if (l.elements == 0) return;  // no values (and no storage elements)
   const kernels::Kernels& kf = kernels::Get();
+  if (l.packed_axis < 0 && info(s.value).bits > 8) {
+    detail::parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t i = b; i < e; ++i) put_le(out + 2 * i, static_cast<std::uint32_t>(c[i]), 2);
+    });
+    return;
+  }
   if (l.packed_axis < 0) {
     detail::parallel_chunks(l.elements, 1 << 16, l.elements, [&](std::uint64_t b, std::uint64_t e) { kf.codes_to_bytes(c + b, e - b, out + b); });
     return;
@@ -89,9 +96,16 @@ void write_values(const Scheme& s, const Layout& l, const std::int32_t* c, std::
 // holding a non-zero padding field, or kNoIndex (reference/bytes.cpp reports the same offset).
 std::size_t read_values(const Scheme& s, const Layout& l, const std::uint8_t* in, std::int32_t* c) {
   const ValueInfo& vi = info(s.value);
-  const bool is_signed = !vi.is_float;
+  const bool is_signed = !vi.is_float && !vi.is_unsigned;
   if (l.elements == 0) return kNoIndex;
   const kernels::Kernels& kf = kernels::Get();
+  if (l.packed_axis < 0 && vi.bits > 8) {
+    for (std::uint64_t i = 0; i < l.elements; ++i) {
+      const std::uint32_t f = get_le(in + 2 * i, 2);
+      c[i] = is_signed ? static_cast<std::int16_t>(f) : static_cast<std::int32_t>(f);
+    }
+    return kNoIndex;
+  }
   if (l.packed_axis < 0) {
     kf.bytes_to_codes(in, l.elements, is_signed, c);
     return kNoIndex;
@@ -128,6 +142,27 @@ void write_scales(const Scheme& s, const Layout& l, const std::uint32_t* scale_b
   if (global_bits) put_le(out + l.value_bytes + l.scale_bytes, *global_bits, 4);
 }
 
+namespace {
+int zero_point_width(const Scheme& s) { return info(s.value).bits > 8 ? 2 : 1; }
+std::uint64_t zero_point_offset(const Layout& l) { return l.value_bytes + l.scale_bytes + l.global_bytes; }
+}  // namespace
+
+void write_zero_points(const Scheme& s, const Layout& l, const std::int32_t* zps, std::uint8_t* out) {
+  const int w = zero_point_width(s);
+  std::uint8_t* p = out + zero_point_offset(l);
+  for (std::size_t j = 0; j < l.zero_points; ++j) put_le(p + j * w, static_cast<std::uint32_t>(zps[j]), w);
+}
+
+void read_zero_points(const Scheme& s, const Layout& l, const std::uint8_t* in, std::int32_t* zps) {
+  const int w = zero_point_width(s);
+  const bool is_signed = !info(s.value).is_unsigned;
+  const std::uint8_t* p = in + zero_point_offset(l);
+  for (std::size_t j = 0; j < l.zero_points; ++j) {
+    const std::uint32_t f = get_le(p + j * w, w);
+    zps[j] = !is_signed ? static_cast<std::int32_t>(f) : w == 1 ? static_cast<std::int8_t>(f) : static_cast<std::int16_t>(f);
+  }
+}
+
 }  // namespace detail
 
 Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
@@ -141,6 +176,7 @@ Result<std::vector<std::uint8_t>> encode(const QuantizedTensor& q) {
   std::vector<std::uint8_t> out(l.total_bytes);
   detail::write_values(q.scheme, l, q.codes.data(), out.data());
   detail::write_scales(q.scheme, l, q.scale_bits.data(), q.global_bits ? &*q.global_bits : nullptr, out.data());
+  detail::write_zero_points(q.scheme, l, q.zero_points.data(), out.data());
   return out;
 }
 
@@ -150,7 +186,6 @@ namespace {
 Result<QuantizedTensor> decode_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                   const detail::StoredReading& reading) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_bytes(scheme, shape, bytes.size());
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -170,8 +205,10 @@ Result<QuantizedTensor> decode_as(const Scheme& scheme, Shape shape, std::span<c
   const kernels::Kernels& kf = kernels::Get();
   const ValueInfo& vi = info(scheme.value);
   if (scheme.store.kind == StoreKind::native && vi.bits < 8) {
-    const int lo = vi.is_float ? 0 : -(1 << (vi.bits - 1));
-    const int hi = vi.is_float ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
+    // One byte a code: a sign (or zero) extension of the kind's bits, an e2m1 pattern in the
+    // low nibble.
+    const int lo = vi.is_float || vi.is_unsigned ? 0 : -(1 << (vi.bits - 1));
+    const int hi = vi.is_float || vi.is_unsigned ? (1 << vi.bits) - 1 : (1 << (vi.bits - 1)) - 1;
     const std::size_t bad = kf.first_invalid_code(q.codes.data(), q.codes.size(), lo, hi, 0);
     if (bad != q.codes.size()) {
       return errors::bad_native_byte(bad, scheme.value, bytes[bad]);
@@ -200,6 +237,11 @@ Result<QuantizedTensor> decode_as(const Scheme& scheme, Shape shape, std::span<c
       return errors::bad_global(l.scales, gb);
     }
     q.global_bits = gb;
+  }
+  q.zero_points.resize(l.zero_points);
+  detail::read_zero_points(scheme, l, bytes.data(), q.zero_points.data());
+  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
+    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, scheme.value, q.zero_points[j]);
   }
   return q;
 }

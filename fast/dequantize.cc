@@ -14,7 +14,7 @@
 #include "fast/kernels/dispatch.h"
 #include "fast/plan.hpp"
 #include "fast/support/big_buffer.hpp"
-#include "fast/support/extension_kinds.hpp"
+#include "fast/ext_stage.hpp"
 #include "fast/support/parallel.hpp"
 #include "fast/tensor_checks.hpp"
 #include "fast/value_codes.hpp"
@@ -29,6 +29,7 @@ namespace {
 // instead of two); the error reported is the same first bad code. Only for the exact and onnx
 // profiles, whose other checks all come before the codes'.
 Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool out_private = false) {
+  if (detail::extension_stage(q.scheme)) return detail::ext_dequantize(q, out, n);
   const Result<detail::Reading> r = detail::reading_of(q);
   if (!r) return r.status();
   const Layout& l = r->l;
@@ -101,7 +102,6 @@ Result<std::vector<float>> dequantize(const QuantizedTensor& q) {
 Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8_t* bytes, std::size_t len,
                              Profile profile, float* out, std::size_t n, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   auto lr = layout_for_bytes(scheme, shape, len);
   if (!lr) return lr.status();
   const Layout& l = *lr;
@@ -109,6 +109,7 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(n) + " values, the shape has " +
                                                 std::to_string(l.elements) + " elements");
   }
+  if (detail::extension_stage(scheme)) return detail::ext_dequantize_bytes(scheme, shape, l, bytes, len, profile, out, n, policy);
   const detail::BytesPlan p = detail::make_bytes_plan(scheme, l);
   // Two levels only where value * s is exact in f32 (every scheme validate() admits).
   if (!p.fused || profile == Profile::burn || (p.two && !kernels::TwoLevelInF32(static_cast<int>(p.sd)))) {

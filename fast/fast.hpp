@@ -74,11 +74,12 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
 // ---- lower-level entry points: caller-owned buffers, no vectors --------------------------------
 
 // Quantizes into caller-owned arrays: codes[layout.elements], scale_bits[layout.scales],
-// *global_bits (two-level only; may be null otherwise). Same errors as quantize(); on error the
-// outputs are unspecified. n = number of floats at x.
+// *global_bits (two-level only; may be null otherwise), zero_points[layout.zero_points] (affine
+// mode only; null for an affine scheme is invalid-argument). Same errors as quantize(); on error
+// the outputs are unspecified. n = number of floats at x.
 Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                      const QuantizeOptions& options, std::int32_t* codes, std::uint32_t* scale_bits,
-                     std::uint32_t* global_bits);
+                     std::uint32_t* global_bits, std::int32_t* zero_points = nullptr);
 // Dequantizes into out[n]; n must equal the element count (else size-mismatch).
 Status dequantize_into(const QuantizedTensor& q, float* out, std::size_t n);
 

@@ -5,7 +5,6 @@
 #include "fast/codec.hpp"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
-#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
 #include "fast/tensor_checks.hpp"
 #include "scheme/errors.hpp"
@@ -90,7 +89,6 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
   const Result<detail::StoredReading> r = detail::stored_reading(rules, scheme);
   if (!r) return r.status();
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   QuantizedTensor q;
   q.scheme = scheme;
   if (const std::optional<Profile> p = profile_of(rules)) {

@@ -8,7 +8,6 @@
 #include "fast/ggml_blocks.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
-#include "fast/support/extension_kinds.hpp"
 #include "fast/support/parallel.hpp"
 #include "fast/tensor_checks.hpp"
 #include "scheme/errors.hpp"
@@ -41,13 +40,11 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   const std::span<const std::uint8_t> in(bytes, len);
   if (format == ByteFormat::burn) {
     if (!r->wider()) return dequantize_from_bytes(scheme, shape, bytes, len, r->profile, out, n, policy);
-    QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
     const Result<Layout> l = layout_for_bytes(scheme, shape, len);
     if (!l) return l.status();
     QSCHEME_RETURN_IF_ERROR(elements_fit(*l, n));
     return through_decode(scheme, shape, in, rules, format, out, n);
   }
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   const Result<GgmlLayout> g = ggml_layout(scheme, shape);
   if (!g) return g.status();
   if (len != g->total_bytes) return errors::ggml_byte_count(len, g->blocks, g->block_bytes, g->total_bytes);

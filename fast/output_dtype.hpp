@@ -1,7 +1,5 @@
-// The fast engine's boundary for dequantize's output type: it writes f32 only. f16 and bf16
-// output (ONNX DequantizeLinear with a float16 scale, docs/SEMANTICS.md section 16) is the
-// reference engine's; here it is refused with unsupported-engine after the scheme and shape
-// checks both engines share.
+// dequantize's 16-bit outputs (ONNX DequantizeLinear with a float16 scale or output_dtype,
+// docs/SEMANTICS.md section 16): the f32 values of dequantize rounded once more, to f16 or bf16.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +10,8 @@
 
 namespace qscheme::fast {
 
-// invalid-argument for d = f32 (that is dequantize), then make_layout's errors for q's scheme
-// and shape, then unsupported-engine ("use --engine reference"); never a value.
+// The bit patterns of dequantize(q) rounded to nearest-even d (f16 or bf16). invalid-argument
+// for d = f32 (that is dequantize), then dequantize's errors.
 Result<std::vector<std::uint16_t>> dequantize_16(const QuantizedTensor& q, OutputDtype d);
 
 }  // namespace qscheme::fast

@@ -103,9 +103,9 @@ typedef enum qscheme_out_dtype { QSCHEME_OUT_F32 = 0, QSCHEME_OUT_F16 = 1, QSCHE
 /* qscheme_fast_dequantize with the output type chosen: out holds out_cap elements of out_dtype
  * (float for QSCHEME_OUT_F32, uint16_t bit patterns for f16 and bf16) and *out_len receives the
  * element count. QSCHEME_OUT_F32 is qscheme_fast_dequantize. f16 and bf16 (ONNX DequantizeLinear
- * with a float16 scale: the f32 value rounded once more, docs/SEMANTICS.md section 16) are the
- * reference engine's: after the argument, scheme, shape and len checks this returns
- * QSCHEME_UNSUPPORTED_ENGINE, out untouched. An unknown out_dtype is QSCHEME_INVALID_ARGUMENT. */
+ * with a float16 scale: the f32 value rounded once more, docs/SEMANTICS.md section 16) give the
+ * same errors in the same order, then QSCHEME_SIZE_MISMATCH when out_cap is short (the count in
+ * *out_len), out untouched on every error. An unknown out_dtype is QSCHEME_INVALID_ARGUMENT. */
 int qscheme_fast_dequantize_to(const char* scheme, const uint64_t* shape, size_t rank, const uint8_t* bytes,
                                size_t len, int profile, int out_dtype, void* out, size_t out_cap, size_t* out_len,
                                uint64_t* err_index);

@@ -13,7 +13,7 @@
 #include "fast/quantize_whole.hpp"
 #include "fast/scales.hpp"
 #include "fast/sinks.hpp"
-#include "fast/support/extension_kinds.hpp"
+#include "fast/ext_stage.hpp"
 #include "scheme/fp_env.hpp"
 #include "scheme/errors.hpp"
 
@@ -32,7 +32,6 @@ struct Call {
 // output), the layout and the output's size come first, as in quantize_to_bytes' contract.
 Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const QuantizeOptions& opt,
                      const std::size_t* out_size = nullptr) {
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   std::optional<Layout> l;
   auto layout = [&]() -> Status {
     if (l) return {};
@@ -51,6 +50,13 @@ Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const Qua
   if (opt.rules && !profile_of(*opt.rules)) {
     QSCHEME_RETURN_IF_ERROR(layout());
     if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *l, scheme.two_level()));
+  }
+  if (opt.scales && !opt.scales->zero_points.empty()) {
+    // Zero points are affine mode's (the extension stage's): here they are an error, after the
+    // scales' own.
+    QSCHEME_RETURN_IF_ERROR(layout());
+    QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *l, scheme.two_level()));
+    return errors::given_zero_point_count(opt.scales->zero_points.size(), l->zero_points, false);
   }
   Result<detail::Point> point = detail::point_of(scheme, opt);
   if (!point) return point.status();
@@ -76,8 +82,14 @@ Status run(const Scheme& scheme, const Call& c, const float* x, OutputPolicy pol
 }  // namespace
 
 Status quantize_into(const Scheme& scheme, Shape shape, const float* x, std::size_t n, const QuantizeOptions& options,
-                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits) {
+                     std::int32_t* codes, std::uint32_t* scale_bits, std::uint32_t* global_bits,
+                     std::int32_t* zero_points) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  if (detail::extension_stage(scheme)) {
+    return detail::ext_quantize(scheme, shape, x, n, options, OutputPolicy::single_pass,
+                                {.codes = codes, .scale_bits = scale_bits, .global_bits = global_bits,
+                                 .zero_points = zero_points});
+  }
   const Result<Call> c = prepare(scheme, shape, n, options);
   if (!c) return c.status();
   // The arrays' contents are unspecified on error (fast.hpp): one pass.
@@ -105,9 +117,11 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   if (x.size() == lr->elements) {
     q.codes.resize(lr->elements);
     q.scale_bits.resize(lr->scales);
+    q.zero_points.resize(lr->zero_points);
   }
   std::uint32_t gb = 0;
-  const Status st = quantize_into(scheme, shape, x.data(), x.size(), options, q.codes.data(), q.scale_bits.data(), &gb);
+  const Status st = quantize_into(scheme, shape, x.data(), x.size(), options, q.codes.data(), q.scale_bits.data(), &gb,
+                                  q.zero_points.data());
   if (!st.ok()) return st;
   if (scheme.two_level()) q.global_bits = gb;
   return q;
@@ -116,6 +130,9 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size, OutputPolicy policy) {
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
+  if (detail::extension_stage(scheme)) {
+    return detail::ext_quantize(scheme, shape, x, n, options, policy, {.bytes = out, .bytes_size = out_size});
+  }
   const Result<Call> c = prepare(scheme, shape, n, options, &out_size);
   if (!c) return c.status();
   return run(scheme, *c, x, policy, detail::BytesSink(scheme, c->l, c->p, out));
@@ -126,7 +143,6 @@ Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std:
                          OutputPolicy policy) {
   if (format == ByteFormat::burn) return quantize_to_bytes(scheme, shape, x, n, options, out, out_size, policy);
   const FpEnvGuard fp_env;  // IEEE defaults for the call (scheme/fp_env.hpp)
-  QSCHEME_RETURN_IF_ERROR(detail::extension_kind_check(scheme, shape));
   const Result<GgmlLayout> g = ggml_layout(scheme, shape);
   if (!g) {
     // What encode(quantize(...), ggml) reports: quantize's errors before the format's.

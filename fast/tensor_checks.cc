@@ -5,14 +5,12 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/points.hpp"
-#include "fast/support/extension_kinds.hpp"
 #include "fast/value_codes.hpp"
 #include "scheme/errors.hpp"
 
 namespace qscheme::fast::detail {
 
 Result<Reading> reading_of(const QuantizedTensor& q) {
-  QSCHEME_RETURN_IF_ERROR(extension_kind_check(q.scheme, q.shape));
   auto l = make_layout(q.scheme, q.shape);
   if (!l) return l.status();
   const Result<StoredReading> r = q.rules ? stored_reading(*q.rules, q.scheme) : Result<StoredReading>(StoredReading{q.profile});
@@ -59,7 +57,6 @@ Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, c
   if (q.scale_bits.size() != l.scales) return errors::scale_count(q.scale_bits.size(), l.scales);
   const bool two = q.scheme.two_level();
   if (q.global_bits.has_value() != two) return errors::global_presence(two);
-  // The schemes fast/ runs have no zero points (extension_kinds.hpp): any is a count mismatch.
   if (q.zero_points.size() != l.zero_points) return errors::zero_point_count(q.zero_points.size(), l.zero_points);
   const ScaleDtype sd = q.scheme.scale_dtype();
   BigBuffer<float> s(l.scales);  // every scale dtype's values are f32 values
@@ -74,6 +71,10 @@ Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, c
   double gv = 1.0;
   if (two && !scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
     return errors::bad_global(l.scales, *q.global_bits);
+  }
+  const ValueInfo& vi = info(q.scheme.value);
+  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
+    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
   }
   const CodeRange cr = code_range(q.scheme.value, reading);
   const std::size_t bad =

@@ -1,5 +1,5 @@
 // The checks of a QuantizedTensor before it is read (dequantize, encode): counts, scales, the
-// global, codes, in the reference's order; and the scales it dequantizes by.
+// global, zero points, codes, in the reference's order; and the scales it dequantizes by.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,8 @@
 
 namespace qscheme::fast::detail {
 
-// What reading q starts from: the engine's boundary (extension_kinds.hpp), q's layout and the
-// reading of its profile or point (points.hpp), in that order.
+// What reading q starts from: q's layout and the reading of its profile or point (points.hpp), in
+// that order.
 struct Reading {
   Layout l;
   Profile profile;

@@ -191,16 +191,4 @@ void require_fused_bytes(const std::string& context, const char* what, const Sta
   require_same_bytes(context + "\n(" + what + ")", "reference", *want, "fused", got);
 }
 
-// The extension kinds are the reference engine's alone: a fast call on one fails with the
-// scheme's or shape's own error when make_layout has one (as the reference does), otherwise with
-// unsupported-engine; never with an answer.
-inline void require_fast_refusal(const std::string& context, const char* what, const Scheme& s, Shape shape,
-                                 const Status& fast) {
-  const Status layout = make_layout(s, shape).status();
-  const ErrorCode want = layout.ok() ? ErrorCode::unsupported_engine : layout.code();
-  FUZZ_ASSERT_MSG(fast.code() == want, context + "\n" + what + ": fast gave " +
-                                           (fast.ok() ? std::string("ok") : fast.to_string()) + ", expected " +
-                                           std::string(to_code(want)));
-}
-
 }  // namespace qscheme::fuzz

@@ -56,6 +56,7 @@ class Builder {
     out_.push_back({"ties after scaling", ties_after_scaling(), std::nullopt, false});
     out_.push_back({"scale-rounding boundaries", scale_boundaries(), std::nullopt, false});
     out_.push_back({"zero and constant blocks", zero_and_constant_blocks(), std::nullopt, false});
+    if (s_.affine()) out_.push_back({"affine ties after scaling", affine_ties(), std::nullopt, false});
     add("wide range", false, [&](std::size_t) {
       return std::ldexp(std::normal_distribution<float>(0.0f, 1.0f)(rng_), static_cast<int>(rng_() % 61) - 30);
     });
@@ -138,6 +139,49 @@ class Builder {
     return x;
   }
 
+  // Affine mode, per block: a least and a largest x that calibrate the scale to a grid value c
+  // and the zero point to lo + k (k random in [0, W]), or a least x of -(k + 1/2) c that puts the
+  // zero point on a tie, or a range a hair above W c (the largest x W c, the least a tiny negative:
+  // their f64 sum is W c, and the scale must still step up); the other elements at the
+  // half-integers (j + 1/2) c of the codes and one f32 ulp either side.
+  std::vector<float> affine_ties() {
+    std::vector<float> x(l_.elements);
+    const double W = static_cast<double>(vi_.hi) - vi_.lo;
+    struct Block {
+      double step = 0, below = 0;
+      bool hair = false;
+      int seen = 0;
+    };
+    std::vector<Block> blocks(l_.scales);
+    for_each_element(l_, [&](std::uint64_t i, std::uint64_t bi) {
+      Block& b = blocks[bi];
+      if (b.step == 0.0) {
+        b.step = anchor_step();
+        const double k = static_cast<double>(rng_() % static_cast<std::uint32_t>(W));
+        switch (bi % 3) {
+          case 0: b.below = k + static_cast<double>(rng_() % 2); break;  // 0 .. W
+          case 1: b.below = k + 0.5; break;
+          default: b.hair = true; break;
+        }
+      }
+      const int n = b.seen++;
+      double v;
+      if (n == 0) {
+        v = b.hair ? -1e-30 : -b.below * b.step;
+      } else if (n == 1) {
+        v = b.hair ? W * b.step : (W - b.below) * b.step;
+      } else {
+        const double j = static_cast<double>(rng_() % static_cast<std::uint32_t>(W)) - std::floor(b.below);
+        v = (j + 0.5) * b.step;
+      }
+      float f = static_cast<float>(v);
+      if (n >= 2 && i % 3 == 1) f = std::nextafter(f, FLT_MAX);
+      if (n >= 2 && i % 3 == 2) f = std::nextafter(f, -FLT_MAX);
+      x[i] = f;
+    });
+    return x;
+  }
+
   std::vector<float> zero_and_constant_blocks() {
     std::vector<float> x(l_.elements);
     for_each_element(l_, [&](std::uint64_t i, std::uint64_t b) {
@@ -174,6 +218,7 @@ class Builder {
       out_.push_back({"saturation edges, given scales 1", std::move(x), all(1.0f, 1.0f), false});
     }
     out_.push_back({"given scales 0.5", random, all(0.5f, 2.0f), false});
+    if (!vi_.is_float) zero_point_inputs(random);
     out_.push_back({"given scales 0", random, all(0.0f, 2.0f), false});
     out_.push_back({"given scales -1", random, all(-1.0f, 2.0f), false});
     {
@@ -229,6 +274,36 @@ class Builder {
       out_.push_back({std::string("given-scale ties, ") + std::string(to_string(p)) + " reconstructions", std::move(x),
                       g, false});
     }
+  }
+
+  // Given zero points: at the ends of the kind's range and in its middle (affine mode), one
+  // outside it, one too few, and (sym mode) any at all, which only affine mode takes.
+  void zero_point_inputs(const std::vector<float>& random) {
+    GivenScales g = all(0.5f, 2.0f);
+    g.zero_points.resize(l_.scales);
+    for (std::uint64_t j = 0; j < l_.scales; ++j) {
+      g.zero_points[j] = j % 3 == 0 ? vi_.lo : j % 3 == 1 ? vi_.hi : vi_.lo + (vi_.hi - vi_.lo) / 2;
+    }
+    if (!s_.affine()) {
+      if (!g.zero_points.empty()) out_.push_back({"zero points of a sym scheme", random, std::move(g), false});
+      return;
+    }
+    out_.push_back({"given scales 0.5, zero points at the range's edges", random, g, false});
+    // The same zero points under the scales of the ramp below, every fifth of them zero.
+    GivenScales ramp = g;
+    for (std::uint64_t j = 0; j < l_.scales; ++j) ramp.block[j] = j % 5 == 2 ? 0.0f : std::ldexp(1.0f + static_cast<float>(j % 7) / 8, static_cast<int>(j % 5) - 2);
+    std::vector<float> zeros_where_zero(random);
+    for_each_element(l_, [&](std::uint64_t i, std::uint64_t b) {
+      if (ramp.block[b] == 0.0f) zeros_where_zero[i] = (i % 2) ? -0.0f : 0.0f;
+    });
+    out_.push_back({"zero scales over zeros, zero points at the range's edges", std::move(zeros_where_zero), ramp, false});
+    if (l_.scales == 0) return;
+    GivenScales bad = g;
+    bad.zero_points[rng_() % l_.scales] = vi_.hi + 1;
+    out_.push_back({"a given zero point past the range", random, std::move(bad), false});
+    GivenScales few = g;
+    few.zero_points.pop_back();
+    out_.push_back({"one given zero point too few", random, std::move(few), false});
   }
 
   const Scheme& s_;

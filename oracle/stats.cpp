@@ -42,12 +42,9 @@ Result<SchemeStats> one(const std::string& name, Shape shape, std::span<const fl
   if (!scheme) return scheme.status();
   auto layout = make_layout(*scheme, shape);
   if (!layout) return layout.status();
-  // The fast engine, or the reference for the value kinds the fast engine refuses.
   auto q = fast::quantize(*scheme, shape, x, options);
-  const bool by_reference = !q && q.status().code() == ErrorCode::unsupported_engine;
-  if (by_reference) q = reference::quantize(*scheme, shape, x, options);
   if (!q) return q.status();
-  auto y = by_reference ? reference::dequantize(*q) : fast::dequantize(*q);
+  auto y = fast::dequantize(*q);
   if (!y) return y.status();
   SchemeStats s;
   s.name = name;

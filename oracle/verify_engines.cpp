@@ -39,10 +39,12 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 EngineAgreement compare_engines(const Progress& progress) {
   EngineAgreement a;
-  const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "errors (code, index, message)",
+  const char* kWhat[] = {"quantize status", "codes",      "scales",       "global scale",     "zero points",
+                         "errors (code, index, message)",
                          "bytes (encode)",  "decode",     "dequantized bits", "corrupt decode",   "corrupt decode error (index, message)",
                          "bytes (quantize_to_bytes)", "bits (dequantize_from_bytes)"};
-  enum { kStatus, kCodes, kScales, kGlobal, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kFused, kFusedDeq, kRows };
+  enum { kStatus, kCodes, kScales, kGlobal, kZeroPoints, kErrors, kBytes, kDecode, kDeq, kCorrupt, kCorruptIndex, kFused,
+         kFusedDeq, kRows };
   a.rows.resize(kRows);
   for (int i = 0; i < kRows; ++i) a.rows[i].what = kWhat[i];
   std::string context;
@@ -61,7 +63,9 @@ EngineAgreement compare_engines(const Progress& progress) {
            (st.index() == static_cast<std::size_t>(-1) ? std::string("none") : std::to_string(st.index())) + ": " +
            st.message();
   };
-  const std::vector<Scheme>& space = tuple_space();
+  // Burn's space, then qscheme's extension (its kinds, affine mode, per-axis scales).
+  std::vector<Scheme> space = tuple_space();
+  space.insert(space.end(), extension_space().begin(), extension_space().end());
   std::uint64_t done = 0;
   for (const Scheme& s : space) {
     if (progress) progress(done++, space.size());
@@ -127,6 +131,7 @@ EngineAgreement compare_engines(const Progress& progress) {
           check(kCodes, p, rq->codes == fq->codes && rq->shape == fq->shape && rq->profile == fq->profile, "");
           check(kScales, p, rq->scale_bits == fq->scale_bits, "");
           check(kGlobal, p, rq->global_bits == fq->global_bits, "");
+          if (s.affine()) check(kZeroPoints, p, rq->zero_points == fq->zero_points, "");
           const auto& rb = rbytes;
           const auto fb = fast::encode(*rq);
           check(kBytes, p, rb.ok() && fb.ok() && *rb == *fb, "");

@@ -1,6 +1,8 @@
 // The cross-engine half of `qscheme verify`: runs the reference and the fast engine on every
-// supported tuple of tuple_space() over the shapes of shape_set() with the edge-case inputs
-// (oracle/edge_tensors.hpp; above 1024 elements only those kept at every size), under both profiles, and counts agreement of codes, scales, serialized bytes,
+// supported tuple of tuple_space() and extension_space() over the shapes of shape_set() with the
+// edge-case inputs
+// (oracle/edge_tensors.hpp; above 1024 elements only those kept at every size), under the exact
+// and burn profiles, and counts agreement of codes, scales, zero points, serialized bytes,
 // decoded bytes, dequantized bits and error codes (code and index of every quantize/dequantize
 // error; code of every decode error on corrupt bytes, the index reported separately).
 #pragma once

@@ -128,8 +128,9 @@ inline rc::Gen<Scheme> supported_scheme() {
   return rc::gen::weightedOneOf<Scheme>(
       {{3, rc::gen::elementOf(supported_tuples())},
        {1, rc::gen::suchThat(rc::gen::arbitrary<Scheme>(), [](const Scheme& s) {
-          // Both engines run these: the extension kinds, affine mode and per-axis scales are the
-          // reference's alone (the fast engine refuses them, as tests/engines_agree_test.cpp checks).
+          // Burn's model: the properties written against it (symmetric scales, Burn's kinds) do
+          // not all hold for the extension's kinds, affine mode and per-axis scales, whose own
+          // properties draw them (engine_props.cpp, "qscheme's extension").
           return validate_scheme(s).ok() && !info(s.value).extension && !s.affine() && !s.axis;
         })}});
 }

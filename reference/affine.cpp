@@ -18,13 +18,6 @@ std::int32_t clamp_to(const Integer& v, std::int32_t lo, std::int32_t hi) {
   return v.convert_to<std::int32_t>();
 }
 
-Status onnx_range_error(std::uint64_t block, const std::string& what) {
-  return {ErrorCode::unsupported_profile,
-          "block " + std::to_string(block) + ": DynamicQuantizeLinear's f32 " + what +
-              "; rescale the input, or use profile exact",
-          block};
-}
-
 }  // namespace
 
 Status check_given_zero_points(const Scheme& s, const Layout& l, const GivenScales& given) {
@@ -81,9 +74,9 @@ Result<AffineScales> affine_scales(const Scheme& s, const Layout& l, std::span<c
     float scale = 1.0f;
     if (hi[j] != lo[j]) {
       const float range = round_to_f32(hi_v - lo_v, Overflow::infinity);
-      if (f32_bits(range) == 0x7F800000u) return onnx_range_error(j, "max - min overflows to inf");
+      if (f32_bits(range) == 0x7F800000u) return errors::onnx_affine_range_overflow(j);
       scale = round_to_f32(to_rational(range) / Rational(vi.hi - vi.lo), Overflow::infinity);
-      if (scale == 0.0f) return onnx_range_error(j, "scale (max - min) / 255 underflows to 0");
+      if (scale == 0.0f) return errors::onnx_affine_scale_underflow(j);
     }
     const float quotient = round_to_f32(lo_v / to_rational(scale), Overflow::infinity);
     const float initial = round_to_f32(Rational(vi.lo) - to_rational(quotient), Overflow::infinity);

@@ -101,6 +101,19 @@ Status invalid_given_zero_point(std::uint64_t j, Value v, std::int32_t zp) {
           j};
 }
 
+namespace {
+Status onnx_range_error(std::uint64_t block, const std::string& what) {
+  return {ErrorCode::unsupported_profile,
+          "block " + str(block) + ": DynamicQuantizeLinear's f32 " + what + "; rescale the input, or use profile exact",
+          block};
+}
+}  // namespace
+
+Status onnx_affine_range_overflow(std::uint64_t block) { return onnx_range_error(block, "max - min overflows to inf"); }
+Status onnx_affine_scale_underflow(std::uint64_t block) {
+  return onnx_range_error(block, "scale (max - min) / 255 underflows to 0");
+}
+
 Status invalid_given_global(std::uint64_t block_scales) {
   return {ErrorCode::invalid_scale,
           "the given global (per-tensor) scale is negative, NaN or infinite; it must be finite and >= 0 "

@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(verify_scheme_checks_pass) {
 // 16): u16 code 59221 with scale 1.005859375 is 59567.998046875 exactly, f32 59568 (a tie to
 // even), f16 0x7B46 (a tie to even again; rounded once it would be 0x7B45). bf16 has no .npy
 // dtype: its patterns as '<u2' (the f32 0x4768B000 rounds to 0x4769: above the midpoint). The fast
-// engine refuses both, and nothing is written on error.
+// engine writes the same files, and nothing is written on error.
 BOOST_AUTO_TEST_CASE(dequantize_to_f16_and_bf16) {
   Scratch tmp;
   write_npy(tmp / "x.npy", {1}, {59568.0f});
@@ -251,36 +251,41 @@ BOOST_AUTO_TEST_CASE(dequantize_to_f16_and_bf16) {
   const std::string b = slurp(tmp / "b.npy");
   BOOST_TEST(b.find("'descr': '<u2'") != std::string::npos, b);
   BOOST_TEST(tail(b) == (std::vector<unsigned>{0x69, 0x47}), boost::test_tools::per_element());
-  const Run fast = qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype", "f16"});
-  expect_user_error(fast, "unsupported-engine");
-  BOOST_TEST(fast.err.find("--engine reference") != std::string::npos, fast.err);
+  expect_ok(qscheme_run({"quantize", "--scheme", "u16", "--profile", "onnx", "--input", tmp / "x.npy", "--scales",
+                         tmp / "s.npy", "--output", tmp / "qf.json"}));
+  BOOST_TEST(slurp(tmp / "qf.json") == slurp(tmp / "q.json"));
+  for (const char* d : {"f16", "bf16"}) {
+    expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype", d}));
+    BOOST_TEST(slurp(tmp / "f.npy") == slurp(tmp / (std::string(d) == "f16" ? "h.npy" : "b.npy")), d);
+  }
+  std::filesystem::remove(tmp / "f.npy");
   expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "f.npy", "--out-dtype",
                                  "f8", "--engine", "reference"}),
                     "invalid-argument");
   BOOST_TEST(!std::filesystem::exists(tmp / "f.npy"));
 }
 
-// An extension kind: the default (fast) engine refuses it with a typed error that names the way
-// out; the reference engine quantizes with given scales, and refuses to calibrate an unsigned kind.
+// An extension kind: both engines quantize it with given scales to the same file, dequantize it
+// alike, and refuse to calibrate an unsigned kind.
 BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
   Scratch tmp;
   write_npy(tmp / "x.npy", {4}, {-1.0f, 0.25f, 0.75f, 300.0f});
   write_npy(tmp / "s.npy", {1}, {0.5f});
-  const Run fast = qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy",
-                                "--output", tmp / "q.json"});
-  expect_user_error(fast, "unsupported-engine");
-  BOOST_TEST(fast.err.find("use --engine reference") != std::string::npos, fast.err);
-  expect_ok(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy", "--output",
-                         tmp / "q.json", "--engine", "reference"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy",
+                         "--output", tmp / "q.json"}));
   auto q = io::qjson::read(slurp(tmp / "q.json"));
   BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
   BOOST_TEST(q->codes == (std::vector<std::int32_t>{0, 0, 2, 255}), boost::test_tools::per_element());
-  expect_user_error(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}), "unsupported-engine");
-  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy", "--engine", "reference"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--scales", tmp / "s.npy", "--output",
+                         tmp / "qr.json", "--engine", "reference"}));
+  BOOST_TEST(slurp(tmp / "q.json") == slurp(tmp / "qr.json"));
+  expect_ok(qscheme_run({"dequantize", "--input", tmp / "q.json", "--output", tmp / "y.npy"}));
   BOOST_TEST(read_npy(tmp / "y.npy") == (std::vector<float>{0, 0, 1.0f, 127.5f}), boost::test_tools::per_element());
-  expect_user_error(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--output", tmp / "q.json",
-                                 "--engine", "reference"}),
-                    "unsupported-profile");
+  for (const char* engine : {"fast", "reference"}) {
+    expect_user_error(qscheme_run({"quantize", "--scheme", "u8", "--input", tmp / "x.npy", "--output", tmp / "q.json",
+                                   "--engine", engine}),
+                      "unsupported-profile");
+  }
   // check and stats, which run the fast engine by default, compute an extension kind with the
   // reference instead of failing.
   expect_ok(qscheme_run({"quantize", "--scheme", "i16", "--input", tmp / "x.npy", "--output", tmp / "qi.json",
@@ -292,7 +297,7 @@ BOOST_AUTO_TEST_CASE(extension_kinds_through_the_cli) {
   BOOST_TEST(stats.out.find("i16") != std::string::npos, stats.out);
 }
 
-// Affine mode: --scales and --zero-points through the reference engine, calibration under both
+// Affine mode: --scales and --zero-points through both engines, calibration under both
 // profiles, and typed errors that leave an existing output untouched.
 BOOST_AUTO_TEST_CASE(affine_mode_through_the_cli) {
   Scratch tmp;
@@ -316,16 +321,22 @@ BOOST_AUTO_TEST_CASE(affine_mode_through_the_cli) {
   expect_user_error(quantize({"--scales", "0.5", "--zero-points", "1.5", "--engine", "reference"}), "invalid-argument");
   expect_user_error(quantize({"--scales", "-0.5", "--zero-points", "1", "--engine", "reference"}), "invalid-scale");
   expect_user_error(quantize({"--zero-points", "1", "--engine", "reference"}), "invalid-argument");
-  const Run fast = quantize({"--scales", "0.5", "--zero-points", "10"});
-  expect_user_error(fast, "unsupported-engine");
-  BOOST_TEST(fast.err.find("use --engine reference") != std::string::npos, fast.err);
+  expect_user_error(quantize({"--scales", "0.5", "--zero-points", "256"}), "invalid-scale");
   BOOST_TEST(slurp(tmp / "q.json") == before);
+  expect_ok(quantize({"--scales", "0.5", "--zero-points", "10"}));
+  BOOST_TEST(slurp(tmp / "q.json") == before);  // the fast engine's file is the reference's
   // Calibrated: DynamicQuantizeLinear under onnx (min -6, max 120: s = f32(126 / 255)).
   expect_ok(quantize({"--profile", "onnx", "--engine", "reference"}));
   q = io::qjson::read(slurp(tmp / "q.json"));
   BOOST_REQUIRE_MESSAGE(q.ok(), q.status().to_string());
   BOOST_TEST(q->scale_bits == (std::vector<std::uint32_t>{qscheme::f32_bits(126.0f / 255.0f)}), boost::test_tools::per_element());
+  const std::string onnx = slurp(tmp / "q.json");
+  expect_ok(quantize({"--profile", "onnx"}));
+  BOOST_TEST(slurp(tmp / "q.json") == onnx);
   expect_ok(quantize({"--engine", "reference"}));
+  const std::string exact = slurp(tmp / "q.json");
+  expect_ok(quantize({}));
+  BOOST_TEST(slurp(tmp / "q.json") == exact);
 }
 
 BOOST_AUTO_TEST_CASE(golden_int8_round_trip_through_the_cli) {

@@ -244,8 +244,8 @@ BOOST_AUTO_TEST_CASE(every_recipe_has_golden_data) {
 }
 
 // Each engine reproduces each implementation whose recipe it runs: the reference engine every
-// one, the fast engine the MX recipes', torch's and ggml's at least; a recipe it does not run it
-// refuses with unsupported-profile (the reference engine's schemes with unsupported-engine).
+// one, the fast engine the MX recipes', torch's (affine mode and u8 included) and ggml's at
+// least; a recipe it does not run it refuses with unsupported-profile.
 BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
   for (const oracle::Engine& engine : oracle::engines()) {
     const bool spec = engine.name == "reference";
@@ -257,11 +257,6 @@ BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
           if (!spec && cmp.error && cmp.error->message().find("does not run this point") != std::string::npos) {
             BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
             BOOST_TEST(!recipe.starts_with("ggml"), "ggml's recipes run on every engine");
-            continue;
-          }
-          // Affine mode and the extension kinds are the reference engine's (docs/SEMANTICS.md 14).
-          if (!spec && (g.scheme.affine() || info(g.scheme.value).extension)) {
-            BOOST_TEST((cmp.error && cmp.error->code() == ErrorCode::unsupported_engine));
             continue;
           }
           ++ran;

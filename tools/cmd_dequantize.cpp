@@ -138,8 +138,7 @@ int run_dequantize(const DequantizeArgs& args) {
   const Rules rules = in->rules.value_or(profile_rules(Profile::exact));
   const std::optional<Profile> profile = profile_of(rules);
   if (*out_dtype != OutputDtype::f32) {
-    // f16 / bf16: through the logical tensor to the engine's dequantize_16 (the fast engine
-    // refuses it: unsupported-engine).
+    // f16 / bf16: through the logical tensor to the engine's dequantize_16.
     in->rules = rules;
     auto q = (*engine)->decode_as(*in->scheme, *in->shape, in->bytes, *in->rules, in->format);
     if (!q) return report(with_path(args.input, q.status()));

@@ -7,9 +7,12 @@
 #define HWY_TARGET_INCLUDE "fast/kernels/dispatch.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "fast/kernels/affine-inl.h"
 #include "fast/kernels/check-inl.h"
 #include "fast/kernels/dequant-inl.h"
 #include "fast/kernels/maxabs-inl.h"
+#include "fast/kernels/minmax-inl.h"
+#include "fast/kernels/narrow-inl.h"
 #include "fast/kernels/pack-inl.h"
 #include "fast/kernels/quantize-inl.h"
 #include "fast/kernels/scales-inl.h"
@@ -76,6 +79,11 @@ namespace qscheme::fast::kernels {
   X(dequant_codes, DequantCodesImpl)                       \
   X(dequant_ggml, DequantGgmlImpl)                         \
   X(stream_copy, StreamCopyImpl)                           \
+  X(min_max_keys, MinMaxKeysImpl)                          \
+  X(segment_min_max_keys, SegmentMinMaxKeysImpl)          \
+  X(quantize_affine, QuantizeAffineImpl)                   \
+  X(dequant_affine, DequantAffineImpl)                     \
+  X(narrow_f32, NarrowF32Impl)                             \
   X(lanes_f32, LanesF32Impl)                               \
   X(target, TargetImpl)
 

@@ -164,6 +164,42 @@ struct GgmlSpec {
   bool inf_scales = false;
 };
 
+// Ordered keys of f32 bit patterns (the min/max kernels of affine calibration): key(b) = b ^
+// ((b >> 31) & 0x7FFFFFFF) read as i32 orders finite values as the floats (-0 just below +0);
+// +inf and positive NaNs have keys >= kKeyPosInf, -inf and negative NaNs keys <= kKeyNegInf, so
+// the least and largest keys also find non-finite input. The same formula maps a key back.
+inline std::int32_t OrderedKey(std::uint32_t bits) {
+  return static_cast<std::int32_t>(bits ^ ((bits >> 31) * 0x7FFFFFFFu));
+}
+inline std::uint32_t BitsOfKey(std::int32_t key) {
+  const auto k = static_cast<std::uint32_t>(key);
+  return k ^ ((k >> 31) * 0x7FFFFFFFu);
+}
+inline constexpr std::int32_t kKeyPosInf = 0x7F800000;
+inline constexpr std::int32_t kKeyNegInf = static_cast<std::int32_t>(0x807FFFFFu);
+// The least and largest key of a range; kNoKeys for none.
+struct MinMaxKeys {
+  std::int32_t lo = std::numeric_limits<std::int32_t>::max();
+  std::int32_t hi = std::numeric_limits<std::int32_t>::min();
+  bool finite() const { return lo > kKeyNegInf && hi < kKeyPosInf; }
+};
+inline constexpr MinMaxKeys kNoKeys{};
+
+// Integer codes with a zero point, q = clamp(round(t) + z, lo, hi) (affine mode; the extension
+// kinds' sym codes with z = 0), t by `op`:
+//   exact:    t = x / e exactly; r = InvF32(e) per block, e (f64, at most 35 significant bits)
+//   divide:   t = f32(x / r), ties to even, or away from zero (`away`: burn); r > 0 finite
+//   multiply: t = f32(x * r), ties to even, NaN and |t| >= 2^63 give lo whatever z (torch)
+enum class AffineOp : std::uint8_t { exact, divide, multiply };
+struct AffineSpec {
+  AffineOp op = AffineOp::exact;
+  bool away = false;
+  int lo = 0, hi = 0;  // the kind's codes
+  // As CodeSpec::x_just_read: x sits in L1 (a unit just calibrated it), so the loop prefetches
+  // what follows it; else x comes cold and the loop prefetches its own lines ahead.
+  bool x_just_read = false;
+};
+
 // Whether value * s is exact in f32 for every value of the kind and every block scale of dtype sd
 // (ScaleDtype as int): f16 or ue4m3 scales (at most 11 significant bits, in [2^-24, 65504]) times
 // any value kind (at most 8 bits, magnitudes in [2^-16, 57344]) stay within 19 bits and
@@ -351,6 +387,35 @@ struct Kernels {
   // skips. The stores are weakly ordered: the writing thread calls hwy::FlushStream() before the
   // output is handed over (StreamFence). (`qscheme bench` measures the effect: docs/PERFORMANCE.md.)
   void (*stream_copy)(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
+
+  // -- minmax-inl.h: the calibration of affine mode (ordered keys, OrderedKey)
+  // The least and largest key of x[0..n) (kNoKeys for n == 0).
+  MinMaxKeys (*min_max_keys)(const float* x, std::size_t n);
+  // For k < ceil(len / w): lo[k] = min(lo[k], least key of segment k of w elements), hi[k]
+  // likewise with the largest (w == 1: element-wise, a row folded into per-column keys).
+  // Precondition: w >= 1.
+  void (*segment_min_max_keys)(const float* x, std::size_t len, std::size_t w, std::int32_t* lo, std::int32_t* hi);
+
+  // -- affine-inl.h: codes with a zero point, and their values
+  // Codes of x[0..len) by spec s (AffineSpec); element i lies in block k = (start + i) / bw -
+  // start / bw of r, e and z (bw == 0: block 0 for all; z null: zero points 0; e read by the
+  // exact op only). Exactly one of out32 (i32 codes) and out8 (their low bytes: a kind of at most
+  // 8 bits) is non-null. Preconditions: x finite; exact: e >= 0, and e == 0 only where every x of
+  // the block is 0.
+  void (*quantize_affine)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
+                          const double* e, const std::int32_t* z, const AffineSpec& s, std::int32_t* out32,
+                          std::uint8_t* out8);
+  // out[i] = f32(f32(q_i - z_k) * s_k) for g == 1 (one IEEE multiplication: one rounding), else
+  // f32(q_i * s_k * g) rounded once from f64 (two levels, z null); blocks as quantize_affine. q_i
+  // from c32, or from the bytes c8 (sign-extended when c8_signed) when c32 is null.
+  void (*dequant_affine)(const std::int32_t* c32, const std::uint8_t* c8, bool c8_signed, std::size_t len,
+                         std::size_t start, std::size_t bw, const float* s, const std::int32_t* z, double g,
+                         float* out);
+  // -- narrow-inl.h: dequantize's 16-bit outputs
+  // out[i] = the bit pattern of y[i] rounded to nearest-even f16 (bf16 false) or bf16: subnormals
+  // included, past the largest finite value infinity, a NaN the quiet NaN of its sign (f16 0x7E00,
+  // bf16 0x7FC0), zeros keep their sign.
+  void (*narrow_f32)(const float* y, std::size_t n, bool bf16, std::uint16_t* out);
 
   // -- the target
   // f32 lanes of one vector (bw and unit starts of the bytes path must be multiples).

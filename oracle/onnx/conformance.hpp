@@ -7,9 +7,8 @@
 // rounded to the case's float16 / bfloat16 (dequantize_16). A case qscheme cannot express (a
 // float zero point that is not 0, a double scale, ...) is reported with the reason, and another
 // operator's case is listed as skipped with its reason, never dropped silently; a case whose
-// scheme or output the fast engine refuses (unsupported-engine: the extension kinds, affine mode,
-// f16/bf16 output) passes by the reference only, and is counted apart. docs/CONFORMANCE.md lists
-// the outcome.
+// scheme or output the fast engine refused (unsupported-engine; none is today) would pass by the
+// reference only, counted apart. docs/CONFORMANCE.md lists the outcome.
 #pragma once
 
 #include <string>

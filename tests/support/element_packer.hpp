@@ -16,7 +16,11 @@ inline std::vector<std::uint8_t> PackedByElement(const qscheme::QuantizedTensor&
   std::vector<std::uint8_t> out(l.total_bytes, 0);
   const int bits = qscheme::info(q.scheme.value).bits;
   if (l.packed_axis < 0) {
-    for (std::size_t i = 0; i < q.codes.size(); ++i) out[i] = static_cast<std::uint8_t>(q.codes[i]);
+    // One byte a code, two (little-endian) for the 16-bit kinds.
+    const std::size_t width = bits > 8 ? 2 : 1;
+    for (std::size_t i = 0; i < q.codes.size(); ++i) {
+      for (std::size_t b = 0; b < width; ++b) out[i * width + b] = static_cast<std::uint8_t>(q.codes[i] >> (8 * b));
+    }
   } else {
     const std::size_t R = l.shape.size();
     std::vector<std::uint64_t> sshape = l.shape;
@@ -47,6 +51,13 @@ inline std::vector<std::uint8_t> PackedByElement(const qscheme::QuantizedTensor&
   }
   if (q.global_bits) {
     for (int b = 0; b < 4; ++b) out[l.value_bytes + l.scale_bytes + b] = static_cast<std::uint8_t>(*q.global_bits >> (8 * b));
+  }
+  // Affine mode's zero points after everything else, each as a native code.
+  const std::size_t zw = bits > 8 ? 2 : 1;
+  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
+    for (std::size_t b = 0; b < zw; ++b) {
+      out[l.value_bytes + l.scale_bytes + l.global_bytes + j * zw + b] = static_cast<std::uint8_t>(q.zero_points[j] >> (8 * b));
+    }
   }
   return out;
 }
