@@ -44,6 +44,25 @@ BOOST_AUTO_TEST_CASE(every_expressible_case_passes_with_both_engines) {
   BOOST_TEST(f16->scheme == "e4m3 -> f16");
 }
 
+// ONNX's `_expanded` case is DynamicQuantizeLinear's function body over the one-node case's data:
+// it runs as the operator. The same graph with its constant 255 changed to 254 is another
+// computation and must stay skipped, not pass as the operator.
+BOOST_AUTO_TEST_CASE(dynamic_quantize_linear_s_function_body_runs_as_the_operator_and_nothing_else_does) {
+  auto r = oracle::run_conformance(QSCHEME_ONNX_BODY_DIR);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+  BOOST_TEST_MESSAGE(oracle::conformance_table(*r));
+  BOOST_REQUIRE(r->cases.size() == 2u);
+  const auto& body = r->cases[0];
+  BOOST_TEST(body.name == "test_dynamicquantizelinear_expanded");
+  BOOST_TEST(body.op == "DynamicQuantizeLinear");
+  BOOST_TEST(body.reference_passed);
+  BOOST_TEST(body.fast_passed);
+  const auto& other = r->cases[1];
+  BOOST_TEST(other.name == "test_dynamicquantizelinear_expanded_qmax_254");
+  BOOST_TEST(other.skipped);
+  BOOST_TEST(!other.expressible);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_folder_is_an_error) {
   BOOST_TEST(!oracle::run_conformance(std::string(QSCHEME_ONNX_DIR) + "/no-such-folder").ok());
 }

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <type_traits>
@@ -165,12 +167,44 @@ Result<Tensor> read_tensor(const fs::path& p) {
 struct Node {
   std::string op;
   int nodes = 1;  // nodes in the graph (an `_expanded` case is its function's body)
+  bool dynamic_body = false;  // the graph is DynamicQuantizeLinear's function body
   std::int64_t axis = 1;
   std::int64_t block_size = 0;
   std::optional<std::int64_t> output_dtype;
   std::int64_t saturate = 1;
   bool precision = false;
 };
+
+// ONNX defines DynamicQuantizeLinear by a function body (onnx/defs/quantization/defs.cc): the
+// range [min(0, ReduceMin x), max(0, ReduceMax x)], scale = range / 255, zero point =
+// Cast<uint8>(Round(Clip(0 - min / scale, 0, 255))), then QuantizeLinear. Its `_expanded` node
+// tests run that body over the one-node cases' data, so a graph that is exactly this body (these
+// ops in this order, the constants 0 and 255, the cast to uint8) is the operator and runs as it;
+// any other graph stays skipped.
+bool is_dynamic_quantize_body(const qscheme_onnx::GraphProto& g) {
+  static const char* const kBody[] = {"Constant", "Constant", "ReduceMin", "Min", "ReduceMax", "Max",
+                                      "Sub", "Div", "Div", "Sub", "Clip", "Round", "Cast",
+                                      "Identity", "Identity", "QuantizeLinear"};
+  if (g.node_size() != static_cast<int>(std::size(kBody))) return false;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (g.node(i).op_type() != kBody[i]) return false;
+  }
+  auto constant_is = [&](int i, float want) {
+    for (const auto& a : g.node(i).attribute()) {
+      if (a.name() != "value" || !a.has_t()) continue;
+      const auto& t = a.t();
+      float got = 0;
+      if (t.float_data_size() == 1) got = t.float_data(0);
+      else if (t.raw_data().size() == sizeof(float)) std::memcpy(&got, t.raw_data().data(), sizeof got);
+      else return false;
+      return t.data_type() == kFloat && got == want;
+    }
+    return false;
+  };
+  bool cast_to_u8 = false;
+  for (const auto& a : g.node(12).attribute()) cast_to_u8 |= a.name() == "to" && a.i() == kUint8;
+  return constant_is(0, 0.0f) && constant_is(1, 255.0f) && cast_to_u8;
+}
 
 Result<Node> read_model(const fs::path& p) {
   auto bytes = slurp(p);
@@ -183,6 +217,7 @@ Result<Node> read_model(const fs::path& p) {
   Node n;
   n.op = nd.op_type();
   n.nodes = m.graph().node_size();
+  n.dynamic_body = is_dynamic_quantize_body(m.graph());
   for (const auto& a : nd.attribute()) {
     if (a.name() == "axis") n.axis = a.i();
     else if (a.name() == "block_size") n.block_size = a.i();
@@ -333,6 +368,10 @@ ConformanceCase run_case(const fs::path& dir) {
   auto node = read_model(dir / "model.onnx");
   if (!node) return fail(node.status());
   c.op = node->op;
+  if (node->dynamic_body) {
+    c.op = "DynamicQuantizeLinear";
+    return run_dynamic(dir, c);
+  }
   if (node->nodes != 1) {
     // An `_expanded` case is an operator's function body, over the data of its one-node case.
     c.skipped = true;
