@@ -1204,7 +1204,7 @@ RC_BOOST_PROP(scales_are_never_below_the_calibrated_value, ()) {
   const auto e = effective_scales(*q);
   const ValueInfo& vi = info(c.scheme.value);
   const Rational W = vi.hi - vi.lo;
-  std::vector<Rational> alpha(l.scales, 0);
+  std::vector<Rational> alpha(l.scales);  // zeros; a filled copy of Rational(0) trips gcc 12's -Wmaybe-uninitialized inside Boost
   std::vector<std::uint64_t> count(l.scales, 0);
   const bool absmean = c.options.calibration == Calibration::absmean;
   for (std::uint64_t i = 0; i < l.elements; ++i) {
