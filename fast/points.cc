@@ -53,6 +53,19 @@ GgmlPoint ggml_point(const Rules& r) {
   return GgmlPoint::none;
 }
 
+// NVIDIA's NVFP4 reference quantizer: recipe nvidia-nvfp4's rules.
+bool te_nvfp4_point(const Rules& r) {
+  Rules t = profile_rules(Profile::exact);
+  t.arithmetic = rule::Arithmetic::f32_reciprocal;
+  t.scale = rule::ScaleRounding::nearest;
+  t.two_level = rule::TwoLevel::te_nvfp4;
+  t.product = rule::Product::f32;
+  t.quotient = rule::Quotient::f32_reciprocal_capped;
+  t.zero_sign = rule::ZeroSign::zero_quotient_positive;
+  t.zero_scale = rule::ZeroScale::ieee;
+  return t == r;
+}
+
 ScalePick pick_of(const Rules& r) {
   using rule::Arithmetic;
   using rule::ScaleRounding;
@@ -100,6 +113,16 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
       return not_yet(r);
     }
     p.ggml = g;
+    return p;
+  }
+  if (te_nvfp4_point(r)) {
+    // Calibrated two levels of ue4m3 block scales over a minifloat kind (nvfp4's tuple and its
+    // kin); given scales take the reference's path through other rules.
+    if (options.scales || !s.two_level() || s.scale_dtype() != ScaleDtype::ue4m3 || !info(s.value).is_float ||
+        options.calibration != Calibration::minmax) {
+      return not_yet(r);
+    }
+    p.te_nvfp4 = true;
     return p;
   }
   p.mx_steps = exact_but_scale_step(r, true);

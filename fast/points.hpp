@@ -40,6 +40,9 @@ struct Point {
   bool mx_steps = false;
   // ggml's point, on one calibrated level of f32, f16 or bf16 block scales over an integer kind.
   GgmlPoint ggml = GgmlPoint::none;
+  // NVIDIA's NVFP4 reference quantizer (recipe nvidia-nvfp4, te_nvfp4.hpp): its f32 global and
+  // block scales, its codes from f32 reciprocals.
+  bool te_nvfp4 = false;
 };
 
 // The point options ask for: a profile's point as that profile; any other checked as the

@@ -18,6 +18,7 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/scalar.h"
 #include "fast/mx_steps.hpp"
+#include "fast/te_nvfp4.hpp"
 #include "fast/scales.hpp"
 #include "fast/sinks.hpp"
 #include "fast/support/big_buffer.hpp"
@@ -122,6 +123,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool clamp_kind = (p.code.fmt < 0 && p.code.lo == -p.code.hi) || p.code.fmt == scalar::kE2M1;
   auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
   std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
+  TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass
   float uniform_eb = 1.0f;
   // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
   // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
@@ -183,6 +185,9 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         return Units::general;  // burn-scale-product-overflow
       }
       spec.g = bg;
+    } else if (point.te_nvfp4) {
+      te = te_nvfp4_global(top, scheme.value);
+      spec.g = te.g;
     } else if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
       const double g = exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
@@ -224,10 +229,12 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
+  kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
+  te_spec.x_just_read = false;  // two levels: the block maxima came from the prepass
   mx_spec.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p, burn, point.mx_steps);
+    Scratch s(p, burn, point.mx_steps || point.te_nvfp4);
     const std::uint8_t* rows[16];
     BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -300,6 +307,14 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
                           s.wide.get(), 1, 1, 0, nullptr);
           kf.codes_to_bytes(s.wide.get(), un.len, codes);
+          continue;
+        }
+        if (point.te_nvfp4) {
+          // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
+          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits.get(), s.eb.get(), s.inv.get());
+          const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
+          if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes);
           continue;
         }
         if (given) {

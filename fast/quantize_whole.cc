@@ -13,6 +13,7 @@
 #include "fast/f32_steps.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/mx_steps.hpp"
+#include "fast/te_nvfp4.hpp"
 #include "fast/plan.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/lowest_code.hpp"
@@ -53,6 +54,23 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
       while (std::isfinite(x[i])) ++i;
       return errors::non_finite_input(i);
     }
+  }
+  if (point.te_nvfp4) {
+    // nvidia-nvfp4 (te_nvfp4.hpp): its f32 scale steps block by block, its codes per run.
+    std::uint32_t top = 0;
+    for (std::uint32_t m : bmax) top = std::max(top, m);
+    const TeNvfp4 t = te_nvfp4_global(top, scheme.value);
+    std::vector<float> r(nb), v(nb);
+    te_nvfp4_blocks(kf, t, bmax.data(), nb, scale_bits, r.data(), v.data());
+    if (global_bits) *global_bits = scalar::f32_bits(t.g);
+    const kernels::StepSpec spec = te_nvfp4_step_spec(t);
+    for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                           std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
+      for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
+        kf.quantize_steps(x + off + r0, len, 0, bw, r.data() + b, spec, codes + off + r0, nullptr);
+      });
+    });
+    return {};
   }
   std::vector<ExactSum> sums;
   if (!given && absmean) {
