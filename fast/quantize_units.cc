@@ -83,9 +83,10 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool burn = options.profile == Profile::burn;
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
   // unit are left to the whole-tensor stage.
+  // nvidia-nvfp4's given scales run whole-tensor.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
       (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
-      (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
+      (picked && (p.bw == 0 || p.two || p.bw > p.chunk)) || (point.te_nvfp4 && (given || p.bw == 0))) {
     return Units::general;
   }
   GivenFacts gf;

@@ -57,11 +57,17 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
   }
   if (point.te_nvfp4) {
     // nvidia-nvfp4 (te_nvfp4.hpp): its f32 scale steps block by block, its codes per run.
-    std::uint32_t top = 0;
-    for (std::uint32_t m : bmax) top = std::max(top, m);
-    const TeNvfp4 t = te_nvfp4_global(top, scheme.value);
+    TeNvfp4 t;
     std::vector<float> r(nb), v(nb);
-    te_nvfp4_blocks(kf, t, bmax.data(), nb, scale_bits, r.data(), v.data());
+    if (given) {
+      const std::size_t bad = te_nvfp4_given(kf, *given, scheme.value, nb, &t, scale_bits, r.data(), v.data());
+      if (bad != nb) return errors::f32_scale_product_overflow(bad);
+    } else {
+      std::uint32_t top = 0;
+      for (std::uint32_t m : bmax) top = std::max(top, m);
+      t = te_nvfp4_global(top, scheme.value);
+      te_nvfp4_blocks(kf, t, bmax.data(), nb, scale_bits, r.data(), v.data());
+    }
     if (global_bits) *global_bits = scalar::f32_bits(t.g);
     const kernels::StepSpec spec = te_nvfp4_step_spec(t);
     for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
