@@ -312,10 +312,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         }
         if (point.te_nvfp4) {
           // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
-          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits.get(), s.eb.get(), s.inv.get());
+          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits.get(), s.eb.get());
           const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
           if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
-          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes, nibbles);
+          packed = nibbles != nullptr;
           continue;
         }
         if (given) {
@@ -367,7 +368,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_multiplier(s.bits[k]);
             const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
             if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
-            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes);
+            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes, nibbles);
+            packed = nibbles != nullptr;
             continue;
           }
         } else {

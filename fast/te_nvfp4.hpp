@@ -28,16 +28,17 @@ struct TeNvfp4 {
 // block scales.
 TeNvfp4 te_nvfp4_global(std::uint32_t top_bits, Value v);
 
-// The ue4m3 patterns of nb blocks of maxima amax (bits) and the f32 multipliers r of their codes.
-// v_scratch holds nb floats.
+// The ue4m3 patterns of nb blocks of maxima amax (bits) and the f32 multipliers r of their codes
+// (kernels::te_scales).
 void te_nvfp4_blocks(const kernels::Kernels& kf, const TeNvfp4& t, const std::uint32_t* amax, std::size_t nb,
-                     std::uint32_t* bits, float* r, float* v_scratch);
+                     std::uint32_t* bits, float* r);
 
 // The same from given scales (checked: finite, >= 0 or -0) of a two-level scheme of kind v: the
 // global (set in t, with fmt), the block patterns and multipliers. Returns the first block whose
 // product f32(s g) overflows (unsupported-profile there, as the reference's product=f32), else nb.
+// scratch holds nb words.
 std::size_t te_nvfp4_given(const kernels::Kernels& kf, const GivenScales& given, Value v, std::size_t nb,
-                           TeNvfp4* t, std::uint32_t* bits, float* r, float* v_scratch);
+                           TeNvfp4* t, std::uint32_t* bits, float* r, std::uint32_t* scratch);
 
 // The step kernel's rules for the codes.
 kernels::StepSpec te_nvfp4_step_spec(const TeNvfp4& t);
