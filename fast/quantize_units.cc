@@ -132,8 +132,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool prepass =
       policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
-  // of the rows is enough to find non-finite input.
-  const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
+  // of the rows is enough to find non-finite input. nvidia-nvfp4 needs only the tensor's max |x|
+  // up front: each unit takes its blocks' maxima while its input is in L1 (unless blocks span
+  // units), so the input is read twice and nothing more is stored.
+  const bool te_unit_maxima = point.te_nvfp4 && p.bw <= p.chunk;
+  const bool block_maxima = !uniform && (!given || (gf.zero && !burn)) && !te_unit_maxima;
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   BigBuffer<std::uint32_t> amax;
@@ -231,7 +234,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
   kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
-  te_spec.x_just_read = false;  // two levels: the block maxima came from the prepass
+  te_spec.x_just_read = te_unit_maxima;
   mx_spec.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
@@ -312,7 +315,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         }
         if (point.te_nvfp4) {
           // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
-          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits.get(), s.eb.get());
+          if (te_unit_maxima) kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
+          te_nvfp4_blocks(kf, te, te_unit_maxima ? s.amax.get() : &amax[j0], nbc, s.bits.get(), s.eb.get());
           const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
           if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
           kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes, nibbles);
