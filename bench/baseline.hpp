@@ -219,6 +219,10 @@ struct Kernel {
   // The bytes quantize writes and dequantize reads: Burn's layout, or ggml's blocks (the point's
   // own: `recipe`'s, else `profile`'s).
   ByteFormat format = ByteFormat::burn;
+  // quantize of a two-level scheme, whose global needs the tensor's max |x| before any code: also
+  // timed against the two-pass bound (baseline_two_pass: read 4 B twice, write 0.5 B), its own
+  // least traffic, interleaved with its calls.
+  bool two_pass = false;
 };
 
 // The warm-up call of the `after a warm-up` first-call rows: one block of 32.
@@ -247,7 +251,8 @@ inline const std::vector<Kernel>& kernels() {
       // The kernels: one pass (OutputPolicy::single_pass), calibration included.
       {"quantize q8_0", "q8_0", Profile::exact, Direction::quantize, Api::bytes_single_pass},
       {"quantize q4_0", "q4_0", Profile::exact, Direction::quantize, Api::bytes_single_pass},
-      {"quantize nvfp4", "nvfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass},
+      {.name = "quantize nvfp4", .scheme = "nvfp4", .profile = Profile::exact, .direction = Direction::quantize,
+       .api = Api::bytes_single_pass, .two_pass = true},
       {"quantize mxfp8", "mxfp8", Profile::exact, Direction::quantize, Api::bytes_single_pass},
       {"quantize mxfp4", "mxfp4", Profile::exact, Direction::quantize, Api::bytes_single_pass},
       {"quantize q8_0 burn", "q8_0", Profile::burn, Direction::quantize, Api::bytes_single_pass},
@@ -332,6 +337,10 @@ inline const std::vector<Kernel>& kernels() {
        .api = Api::bytes_single_pass, .recipe = "torchao-mx-rceil"},
       {.name = "quantize mxfp4 ocp-mx", .scheme = "mxfp4", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ocp-mx"},
+      // TransformerEngine's NVFP4 reference quantizer: its f32 global and block scale steps, its
+      // codes from f32 reciprocals (te_nvfp4.hpp).
+      {.name = "quantize nvfp4 nvidia-nvfp4", .scheme = "nvfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "nvidia-nvfp4", .two_pass = true},
       // microxcaling: its exponent rule, f32 division and its own minifloat rounding (mx_steps.hpp).
       {.name = "quantize mxfp8 microxcaling", .scheme = "mxfp8", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},

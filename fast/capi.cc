@@ -264,18 +264,10 @@ int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, si
     }
     const auto r = FindRecipe(recipe);
     if (!r) return Fail(r.status(), err_index);
-    qscheme::Rules rules = qscheme::profile_rules(static_cast<qscheme::Profile>(profile));
+    // A recipe's bytes are read under its point (dequantize_from_bytes checks that the fast engine
+    // reads it: every recipe's point is read).
+    const qscheme::Rules rules = *r ? (*r)->rules : qscheme::profile_rules(static_cast<qscheme::Profile>(profile));
     const qscheme::ByteFormat format = FormatOf(*r);
-    if (*r) {
-      rules = (*r)->rules;
-      // A recipe's Burn bytes are read as the profile whose reading equals its point's; ggml's
-      // blocks under the point itself (dequantize_from_bytes checks that it reads it).
-      if (format == qscheme::ByteFormat::burn) {
-        const auto p = qscheme::fast::reading_profile(rules);
-        if (!p) return Fail(p.status(), err_index);
-        profile = static_cast<int>(*p);
-      }
-    }
     // len is checked against the layout before a byte is read, as decode does first.
     const auto t = ParseTensor(SchemeOf(*r, scheme), shape, rank);
     if (!t) return Fail(t.status(), err_index);
@@ -294,9 +286,8 @@ int Dequantize(const char* recipe, const char* scheme, const uint64_t* shape, si
     if (out_cap >= l.elements) {
       const std::size_t ne = static_cast<std::size_t>(l.elements);
       const qscheme::Status st =
-          format == qscheme::ByteFormat::ggml
-              ? qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, rules, format, out, ne)
-              : qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, ne);
+          *r ? qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, rules, format, out, ne)
+             : qscheme::fast::dequantize_from_bytes(s, sh, bytes, len, static_cast<qscheme::Profile>(profile), out, ne);
       if (!st.ok()) return Fail(st, err_index);
       *out_len = ne;
       return Ok(err_index);

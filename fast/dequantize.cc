@@ -36,13 +36,10 @@ Status dequantize_impl(const QuantizedTensor& q, float* out, std::size_t n, bool
   detail::BigBuffer<float> eb;
   float gs = 1.0f;
   const bool exact = r->profile != Profile::burn;  // onnx dequantizes as exact
-  const bool late_codes = out_private && exact && n == l.elements;
+  // A product's overflow comes after the codes' errors: they are checked first then.
+  const bool late_codes = out_private && exact && !r->stored.f32_product && n == l.elements;
   QSCHEME_RETURN_IF_ERROR(detail::check_quantized(q, r->stored, l, &eb, &gs, !late_codes));
-  for (std::size_t j = 0; !exact && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
-    if (std::isinf(eb[j])) {
-      return errors::burn_scale_product_overflow(j);
-    }
-  }
+  QSCHEME_RETURN_IF_ERROR(detail::scale_product_overflow(r->stored, eb.data(), eb.size()));
   if (n != l.elements) return Status(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   const detail::Geo g(l);
   const kernels::Kernels& kf = kernels::Get();

@@ -54,10 +54,7 @@ Status ext_dequantize(const QuantizedTensor& q, float* out, std::size_t n) {
   BigBuffer<float> eb;
   float gs = 1.0f;
   QSCHEME_RETURN_IF_ERROR(check_quantized(q, r->stored, l, &eb, &gs));
-  const bool burn = r->profile == Profile::burn;
-  for (std::size_t j = 0; burn && j < eb.size(); ++j) {  // burn, two levels: as reference/scales.cpp
-    if (std::isinf(eb[j])) return errors::burn_scale_product_overflow(j);
-  }
+  QSCHEME_RETURN_IF_ERROR(scale_product_overflow(r->stored, eb.data(), eb.size()));
   if (n != l.elements) return Status(ErrorCode::size_mismatch, "output has room for " + std::to_string(n) + " values");
   dequantize_runs(l, q.codes.data(), nullptr, false, eb.data(), q.zero_points.empty() ? nullptr : q.zero_points.data(),
                   gs, out, [](std::size_t, std::size_t) { return true; });

@@ -146,7 +146,7 @@ Status steps_whole(StepRecipe r, const Scheme& scheme, const Layout& l, const fl
   for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                          std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
     for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
-      kf.quantize_steps(x + off + r0, len, 0, bw, operand.data() + b, spec, codes + off + r0, nullptr);
+      kf.quantize_steps(x + off + r0, len, 0, bw, operand.data() + b, spec, codes + off + r0, nullptr, nullptr);
     });
   });
   return {};

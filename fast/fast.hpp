@@ -51,8 +51,8 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
 // The profile under which the fast engine reads tensors stored under the point `rules` (a
 // recipe's): their checks, dequantize and decode there equal the point's own. unsupported-profile
 // for a point whose stored tensors it does not read yet, and for one whose codes or scales no
-// profile holds (ggml's: a full-range code, a negative or infinite scale), which the overloads
-// taking the point read. (fast::quantize takes a recipe as recipe_options(recipe, options),
+// profile holds (ggml's: a full-range code, a negative or infinite scale) or whose two levels
+// multiply in f32 (nvidia-nvfp4's product f32(s g)), which the overloads taking the point read. (fast::quantize takes a recipe as recipe_options(recipe, options),
 // scheme/recipes.hpp.)
 Result<Profile> reading_profile(const Rules& rules);
 
@@ -102,10 +102,10 @@ enum class OutputPolicy : std::uint8_t {
 // total_bytes (else size-mismatch). Bytes and errors equal encode(quantize(...)).
 // The fused SIMD path (docs/SEMANTICS-fast.md section 6) takes the exact profile with minmax
 // calibration or given scales, per-tensor scales or blocks along the last axis whose extent is a
-// multiple of the target's f32 lanes, one or two levels, any store, the MX recipes' points
-// (fast/points.hpp) on such blocks, and the f32-step recipes on them: the onnx profile and
-// torch-qint8 with their given scales, ggml's recipes calibrated; every other case runs
-// quantize + encode.
+// multiple of the target's f32 lanes, one or two levels, any store, the MX recipes' and
+// microxcaling's points (fast/points.hpp) on such blocks, nvidia-nvfp4's calibrated, and the
+// f32-step recipes on them: the onnx profile and torch-qint8 with their given scales, ggml's
+// recipes calibrated; every other case runs quantize + encode.
 Status quantize_to_bytes(const Scheme& scheme, Shape shape, const float* x, std::size_t n,
                          const QuantizeOptions& options, std::uint8_t* out, std::size_t out_size,
                          OutputPolicy policy = OutputPolicy::untouched_on_error);

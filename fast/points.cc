@@ -53,6 +53,19 @@ GgmlPoint ggml_point(const Rules& r) {
   return GgmlPoint::none;
 }
 
+// NVIDIA's NVFP4 reference quantizer: recipe nvidia-nvfp4's rules.
+bool te_nvfp4_point(const Rules& r) {
+  Rules t = profile_rules(Profile::exact);
+  t.arithmetic = rule::Arithmetic::f32_reciprocal;
+  t.scale = rule::ScaleRounding::nearest;
+  t.two_level = rule::TwoLevel::te_nvfp4;
+  t.product = rule::Product::f32;
+  t.quotient = rule::Quotient::f32_reciprocal_capped;
+  t.zero_sign = rule::ZeroSign::zero_quotient_positive;
+  t.zero_scale = rule::ZeroScale::ieee;
+  return t == r;
+}
+
 ScalePick pick_of(const Rules& r) {
   using rule::Arithmetic;
   using rule::ScaleRounding;
@@ -102,6 +115,13 @@ Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
     p.ggml = g;
     return p;
   }
+  if (te_nvfp4_point(r)) {
+    // Two levels of ue4m3 block scales over a minifloat kind (nvfp4's tuple and its kin),
+    // calibrated by minmax (validate_rules admits no other) or given.
+    if (!s.two_level() || s.scale_dtype() != ScaleDtype::ue4m3 || !info(s.value).is_float) return not_yet(r);
+    p.te_nvfp4 = true;
+    return p;
+  }
   p.mx_steps = exact_but_scale_step(r, true);
   if (!p.mx_steps && !exact_but_scale_step(r, false)) return not_yet(r);
   p.pick = pick_of(r);
@@ -140,12 +160,16 @@ Result<StoredReading> reading_of_rules(const Rules& r) {
   // fast engine does not read.
   const bool full_range = r.saturation == Saturation::full_range || r.saturation == Saturation::none ||
                           r.saturation == Saturation::int32_min_then_full_range;
-  if ((codes_as_exact || full_range) && r.product == rule::Product::exact &&
+  // product=f32 rounds g * s_j once more (stored_scale_values); Burn's two levels outside the
+  // burn profile report its overflow under Burn's error, which this reading does not.
+  const bool f32_product = r.product == rule::Product::f32 && r.two_level != rule::TwoLevel::burn;
+  if ((codes_as_exact || full_range) && (r.product == rule::Product::exact || f32_product) &&
       r.zero_scale != rule::ZeroScale::substitute_point_one) {
     StoredReading out;
     out.full_range = full_range;
     out.signed_scales = r.statistic == rule::Statistic::signed_max;
     out.inf_scales = r.scale_overflow == rule::ScaleOverflow::infinity;
+    out.f32_product = f32_product;
     return out;
   }
   return not_yet(r);
@@ -160,6 +184,8 @@ Result<StoredReading> stored_reading(const Rules& r, const Scheme& s) {
       (out->inf_scales && s.two_level())) {
     return not_yet(r);
   }
+  // One level has no product.
+  out->f32_product = out->f32_product && s.two_level();
   return out;
 }
 

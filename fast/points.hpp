@@ -40,6 +40,9 @@ struct Point {
   bool mx_steps = false;
   // ggml's point, on one calibrated level of f32, f16 or bf16 block scales over an integer kind.
   GgmlPoint ggml = GgmlPoint::none;
+  // NVIDIA's NVFP4 reference quantizer (recipe nvidia-nvfp4, te_nvfp4.hpp): its f32 global and
+  // block scales, its codes from f32 reciprocals.
+  bool te_nvfp4 = false;
 };
 
 // The point options ask for: a profile's point as that profile; any other checked as the
@@ -48,24 +51,29 @@ struct Point {
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options);
 
 // How the fast engine reads tensors stored under a point (their checks, dequantize, encode,
-// decode): as a profile, over the wider patterns some points produce. With none of them wider it
-// is that profile's reading; the values are the profile's too where the patterns are the
-// profile's, and IEEE f32 products value * scale beyond them (a negative scale, an infinite one:
-// docs/SEMANTICS.md section 11.2), which the exact profile's one rounding of value * s equals.
+// decode): as a profile, over the wider patterns some points produce, and with the f32 product of
+// two levels. With neither it is that profile's reading; the values are the profile's too where
+// the patterns are the profile's, and IEEE f32 products value * scale beyond them (a negative
+// scale, an infinite one: docs/SEMANTICS.md section 11.2), which the exact profile's one rounding
+// of value * s equals.
 struct StoredReading {
   Profile profile = Profile::exact;
   bool full_range = false;     // integer codes over the kind's full two's complement range
   bool signed_scales = false;  // scale patterns with the sign bit set (statistic signed-max)
   bool inf_scales = false;     // +-inf scale patterns (scale-overflow infinity); one level only
-  bool wider() const { return full_range || signed_scales || inf_scales; }
+  // Two levels under product=f32 (recipe nvidia-nvfp4): each block dequantizes by e_j = f32(s_j *
+  // g), and an infinite e_j is unsupported-profile (f32_scale_product_overflow), after every check
+  // of the stored tensor. The patterns are the profile's; the values are not.
+  bool f32_product = false;
+  bool wider() const { return full_range || signed_scales || inf_scales || f32_product; }
 };
 
 // The reading of rules r over scheme s, or unsupported-profile (also for a minifloat kind under
-// saturation none, whose NaN and inf code patterns it does not read, and for infinite scales on
-// two levels).
+// saturation none, whose NaN and inf code patterns it does not read, for infinite scales on two
+// levels, and for Burn's two levels under product=f32 outside the burn profile).
 Result<StoredReading> stored_reading(const Rules& r, const Scheme& s);
-// The profile whose reading of stored tensors equals that of rules r (stored_reading with no
-// wider patterns), or unsupported-profile.
+// The profile whose reading of stored tensors equals that of rules r over every scheme
+// (stored_reading with no wider patterns and no f32 product), or unsupported-profile.
 Result<Profile> stored_profile(const Rules& r);
 
 // The ue8m0 pattern of a block of minifloat kind v with max |x| of bits a (finite), under pick

@@ -18,6 +18,7 @@
 #include "fast/exact_scale.h"
 #include "fast/kernels/scalar.h"
 #include "fast/mx_steps.hpp"
+#include "fast/te_nvfp4.hpp"
 #include "fast/scales.hpp"
 #include "fast/sinks.hpp"
 #include "fast/support/big_buffer.hpp"
@@ -82,9 +83,10 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool burn = options.profile == Profile::burn;
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
   // unit are left to the whole-tensor stage.
+  // nvidia-nvfp4's given scales run whole-tensor.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
       (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
-      (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
+      (picked && (p.bw == 0 || p.two || p.bw > p.chunk)) || (point.te_nvfp4 && (given || p.bw == 0))) {
     return Units::general;
   }
   GivenFacts gf;
@@ -122,6 +124,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool clamp_kind = (p.code.fmt < 0 && p.code.lo == -p.code.hi) || p.code.fmt == scalar::kE2M1;
   auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
   std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
+  TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass
   float uniform_eb = 1.0f;
   // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
   // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
@@ -129,8 +132,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool prepass =
       policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
-  // of the rows is enough to find non-finite input.
-  const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
+  // of the rows is enough to find non-finite input. nvidia-nvfp4 needs only the tensor's max |x|
+  // up front: each unit takes its blocks' maxima while its input is in L1 (unless blocks span
+  // units), so the input is read twice and nothing more is stored.
+  const bool te_unit_maxima = point.te_nvfp4 && p.bw <= p.chunk;
+  const bool block_maxima = !uniform && (!given || (gf.zero && !burn)) && !te_unit_maxima;
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   BigBuffer<std::uint32_t> amax;
@@ -183,6 +189,9 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         return Units::general;  // burn-scale-product-overflow
       }
       spec.g = bg;
+    } else if (point.te_nvfp4) {
+      te = te_nvfp4_global(top, scheme.value);
+      spec.g = te.g;
     } else if (p.two && !given) {
       // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
       const double g = exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
@@ -224,10 +233,12 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool may_saturate =
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
+  kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
+  te_spec.x_just_read = te_unit_maxima;
   mx_spec.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p, burn, point.mx_steps);
+    Scratch s(p, burn, point.mx_steps || point.te_nvfp4);
     const std::uint8_t* rows[16];
     BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -302,6 +313,16 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           kf.codes_to_bytes(s.wide.get(), un.len, codes);
           continue;
         }
+        if (point.te_nvfp4) {
+          // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
+          if (te_unit_maxima) kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
+          te_nvfp4_blocks(kf, te, te_unit_maxima ? s.amax.get() : &amax[j0], nbc, s.bits.get(), s.eb.get());
+          const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
+          if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes, nibbles);
+          packed = nibbles != nullptr;
+          continue;
+        }
         if (given) {
           // The unit's block maxima, where they are to be had: from the prepass when a zero scale
           // needs them there, here in one pass when a zero scale or the clamp does.
@@ -351,7 +372,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_multiplier(s.bits[k]);
             const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
             if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
-            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes);
+            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes, nibbles);
+            packed = nibbles != nullptr;
             continue;
           }
         } else {

@@ -13,6 +13,7 @@
 #include "fast/f32_steps.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/mx_steps.hpp"
+#include "fast/te_nvfp4.hpp"
 #include "fast/plan.hpp"
 #include "fast/scales.hpp"
 #include "fast/support/lowest_code.hpp"
@@ -54,6 +55,30 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
       return errors::non_finite_input(i);
     }
   }
+  if (point.te_nvfp4) {
+    // nvidia-nvfp4 (te_nvfp4.hpp): its f32 scale steps block by block, its codes per run.
+    TeNvfp4 t;
+    std::vector<float> r(nb);
+    if (given) {
+      std::vector<std::uint32_t> scratch(nb);
+      const std::size_t bad = te_nvfp4_given(kf, *given, scheme.value, nb, &t, scale_bits, r.data(), scratch.data());
+      if (bad != nb) return errors::f32_scale_product_overflow(bad);
+    } else {
+      std::uint32_t top = 0;
+      for (std::uint32_t m : bmax) top = std::max(top, m);
+      t = te_nvfp4_global(top, scheme.value);
+      te_nvfp4_blocks(kf, t, bmax.data(), nb, scale_bits, r.data());
+    }
+    if (global_bits) *global_bits = scalar::f32_bits(t.g);
+    const kernels::StepSpec spec = te_nvfp4_step_spec(t);
+    for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
+                           std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
+      for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
+        kf.quantize_steps(x + off + r0, len, 0, bw, r.data() + b, spec, codes + off + r0, nullptr, nullptr);
+      });
+    });
+    return {};
+  }
   std::vector<ExactSum> sums;
   if (!given && absmean) {
     sums.resize(nb);
@@ -74,7 +99,7 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
     for_runs(g, false, [&](std::uint64_t off, std::uint64_t len, std::uint64_t nrows, std::uint64_t groups,
                            std::uint64_t gstride, std::uint64_t b, std::uint64_t bw) {
       for_run_rows(nrows, groups, gstride, len, [&](std::size_t r0) {
-        kf.quantize_steps(x + off + r0, len, 0, bw, multiplier.data() + b, spec, codes + off + r0, nullptr);
+        kf.quantize_steps(x + off + r0, len, 0, bw, multiplier.data() + b, spec, codes + off + r0, nullptr, nullptr);
       });
     });
     return {};

@@ -97,7 +97,7 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
         }
         std::uint8_t* codes = sink.code_row(un, i, scratch.get());
         rows[i] = codes;
-        kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes);
+        kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes, nullptr);
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (p.bw && k0 < nbc) sink.block_scales(j0 + k0, bits.get() + k0, nbc - k0);

@@ -1,5 +1,6 @@
 #include "fast/tensor_checks.hpp"
 
+#include <cmath>
 #include <limits>
 
 #include "fast/exact_scale.h"
@@ -49,6 +50,16 @@ bool read_scale(std::uint32_t bits, ScaleDtype d, const StoredReading& r, float*
 
 Status bad_code(const QuantizedTensor& q, std::size_t i) { return errors::bad_code(i, q.scheme.value, q.codes[i]); }
 
+Status scale_product_overflow(const StoredReading& r, const float* eb, std::size_t n) {
+  if (r.profile != Profile::burn && !r.f32_product) return {};
+  for (std::size_t j = 0; j < n; ++j) {
+    if (std::isinf(eb[j])) {
+      return r.profile == Profile::burn ? errors::burn_scale_product_overflow(j) : errors::f32_scale_product_overflow(j);
+    }
+  }
+  return {};
+}
+
 Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, const Layout& l, BigBuffer<float>* eb,
                        float* g, bool check_codes) {
   const Profile profile = reading.profile;
@@ -81,7 +92,12 @@ Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, c
       check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();
   if (bad != q.codes.size()) return bad_code(q, bad);
   *g = 1.0f;
-  if (profile != Profile::burn) {
+  if (reading.f32_product) {
+    // product=f32: e_j = f32(s_j * g), an IEEE f32 product (inf where it overflows, which
+    // dequantize reports: scale_product_overflow); values are then f32(value * e_j).
+    const float gf = static_cast<float>(gv);
+    for (std::size_t j = 0; j < l.scales; ++j) s[j] = gf * s[j];
+  } else if (profile != Profile::burn) {
     // exact and onnx dequantize alike: f32_rne(value * s * g), which is f32(f32(value * s) * g)
     // as the first product is exact (SEMANTICS-fast.md section 4): f32 lanes suffice.
     if (two) *g = static_cast<float>(gv);

@@ -34,10 +34,18 @@ bool read_scale(std::uint32_t bits, ScaleDtype d, const StoredReading& r, float*
 // The corrupt-bytes error for code i of q.
 Status bad_code(const QuantizedTensor& q, std::size_t i);
 
+// The error dequantize reports, after every check of the stored tensor, for the first of the n
+// products eb of check_quantized that overflowed f32: Burn's (profile burn) or product=f32's
+// (reading.f32_product), as reference/scales.cpp's stored_scale_values; none under other readings,
+// whose infinite scales are values.
+Status scale_product_overflow(const StoredReading& r, const float* eb, std::size_t n);
+
 // Validates q against its scheme and shape under its reading and computes the scales dequant_row
 // multiplies by: eb and g, out = f32(f32(eb[j] * value) * g). Exact and onnx profiles: eb = the
 // stored scales (a wider reading's negative or infinite ones included), g = the global (1 for one
-// level); burn: eb = Burn's f32 product g * s (0 replaced by 0.1), g = 1.
+// level); an f32 product (reading.f32_product): eb = f32(g * s), g = 1; burn: eb = Burn's f32
+// product g * s (0 replaced by 0.1), g = 1. An f32 product that overflows stays inf here (encode
+// reads such a tensor): dequantize reports it with scale_product_overflow.
 // check_codes = false leaves the codes to the caller (dequantize checks them piece by piece).
 Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, const Layout& l, BigBuffer<float>* eb,
                        float* g, bool check_codes = true);

@@ -1,5 +1,5 @@
 // fuzz_decode_bytes: arbitrary bytes with a scheme and shape from the input, to reference::decode and fast::decode; then encode and dequantize.
-// The flags choose the layout (Burn's, or ggml's blocks) and the point read under (a profile, or one of ggml's recipes).
+// The flags choose the layout (Burn's, or ggml's blocks) and the point read under (a profile, one of ggml's recipes, or nvidia-nvfp4's).
 // Failure: the engines disagree (error code, decoded tensor, dequantized bits), an accepted input does not encode back to the same bytes, or a crash.
 #include <optional>
 #include <string>
@@ -27,8 +27,10 @@ constexpr bool kForceTarget = true;
 constexpr std::uint8_t kBurn = 1 << 0;  // profile burn (else exact)
 constexpr std::uint8_t kFit = 1 << 1;   // cut or zero-pad the payload to the layout's byte count
 constexpr std::uint8_t kGgml = 1 << 2;    // ggml's blocks (scheme/byte_format.hpp) instead of Burn's layout
-constexpr std::uint8_t kRecipe = 1 << 3;  // the point of ggml's recipe kGgmlRecipes[(flags >> 4) % 3], not the profile
-constexpr const char* kGgmlRecipes[] = {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0"};
+constexpr std::uint8_t kRecipe = 1 << 3;  // the point of kRecipes[(flags >> 4) % 4], not the profile
+// The recipes whose points read wider patterns or other values than a profile's: ggml's (full-range
+// codes, negative and infinite scales) and nvidia-nvfp4's (the f32 product of two levels).
+constexpr const char* kRecipes[] = {"ggml-q8_0", "ggml-q8_0-x86", "ggml-q4_0", "nvidia-nvfp4"};
 
 // fast::dequantize_from_bytes (both output policies) against reference decode + dequantize: the
 // same error code (and index, for the decode errors), the same bits; under untouched_on_error a
@@ -150,8 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& p = *params;
   const Profile profile = (p.flags & kBurn) ? Profile::burn : Profile::exact;
   const ByteFormat format = (p.flags & kGgml) ? ByteFormat::ggml : ByteFormat::burn;
-  const int recipe = (p.flags & kRecipe) ? 1 + (p.flags >> 4) % 3 : 0;
-  const Rules rules = recipe ? find_recipe(kGgmlRecipes[recipe - 1]).value()->rules : profile_rules(profile);
+  const int recipe = (p.flags & kRecipe) ? 1 + (p.flags >> 4) % 4 : 0;
+  const Rules rules = recipe ? find_recipe(kRecipes[recipe - 1]).value()->rules : profile_rules(profile);
 
   // A copy in its own allocation, so ASan sees any read past its end.
   std::vector<std::uint8_t> bytes(payload.begin(), payload.end());
@@ -173,7 +175,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool profile_burn = format == ByteFormat::burn && recipe == 0;
   const std::string ctx = "scheme " + format_scheme(p.scheme) + "  shape " + fuzz::shape_string(p.shape) +
                           "  bytes " + std::to_string(bytes.size()) + "  format " + std::string(to_string(format)) +
-                          "  rules " + (recipe ? kGgmlRecipes[recipe - 1] : std::string(to_string(profile)));
+                          "  rules " + (recipe ? kRecipes[recipe - 1] : std::string(to_string(profile)));
   auto run = [&](const std::string& c) {
     if (profile_burn) check(c, p, bytes, profile);
     check_rules(c, p, bytes, rules, format);

@@ -110,8 +110,8 @@ def golden():
 
 # Flags of fuzz_differential.
 BURN, ABSMEAN, GIVEN, NARROW, GIVEN_OFF, GLOBAL_TOGGLE, NARROW_SCALES, EXTRA = (1 << i for i in range(8))
-# Flags of fuzz_decode_bytes: with RECIPE, bits 4-7 pick one of ggml's recipes' points
-# (GGML_RECIPES[(flags >> 4) % 3]).
+# Flags of fuzz_decode_bytes: with RECIPE, bits 4-7 pick a recipe's point: ggml's
+# (GGML_RECIPES[(flags >> 4) % 4] for 0 to 2) or nvidia-nvfp4's (3).
 FIT = 1 << 1
 GGML = 1 << 2
 RECIPE = 1 << 3
@@ -163,10 +163,23 @@ def recipe_seeds(out):
             out.put(f"recipe_{k:02d}_{tag}", f32_bits(bits) + tensor_tail(scheme, shape, 0, (k << 4) | (k % 4)))
 
 
+def te_nvfp4_given_seeds(out):
+    """nvidia-nvfp4 (recipes()[9], nibble 10) over given scales: TE's own for a block of 6 (448 and
+    f32(1 / 448)), a scale on a midpoint of e4m3's grid, and a global of f32 max, whose product
+    with 448 overflows f32."""
+    x = [6.0, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, -0.25, -0.75, -1.25, -1.75, -2.5, -3.5, -5.0, -0.0]
+    k = 10 << 4
+    for tag, scales, glob in [("te", [448.0, 448.0], 0x3B124925), ("midpoint", [12.5, 0.0], 0x3B124925),
+                              ("product_overflow", [1.0, 448.0], 0x7F7FFFFF)]:
+        out.put(f"recipe_10_nvfp4_given_{tag}", f32s(x + x) + f32s(scales) + f32_bits([glob]) +
+                tensor_tail("nvfp4", [2, 16], GIVEN, k | 1))
+
+
 def differential(vectors, edge_tool):
     out = Out("fuzz_differential")
     edge_inputs(out, edge_tool)
     recipe_seeds(out)
+    te_nvfp4_given_seeds(out)
     for v in vectors:
         if v["op"] not in ("quantize", "quantize_given"):
             continue
@@ -285,8 +298,34 @@ def ggml_block_seeds(out):
         out.put(f"ggml_{recipe}_negative_scale", bytes(neg) + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 3))
         out.put(f"ggml_{recipe}_short", blocks[:-1] + tensor_tail(scheme, shape, GGML | RECIPE | ((k - 1) << 4), 0))
         out.put(f"ggml_{recipe}_burn_layout", blocks + tensor_tail(scheme, shape, FIT | RECIPE | ((k - 1) << 4), 1))
+    te_nvfp4_byte_seeds(out)
     out.put("ggml_q4s_nibble_zero", bytes([0x00, 0x3C, 0x08] + [0x88] * 15) + tensor_tail("q4_0", [32], GGML, 0))
     out.put("ggml_partial_row", bytes(34) + tensor_tail("q8_0", [40], GGML | FIT | RECIPE, 0))
+
+
+def te_nvfp4_bytes(name):
+    """TE's NVFP4 output of a golden case (tests/data/recipes/nvidia-nvfp4) in Burn's layout: its
+    codes two a byte (the even element low), block scales, decode global."""
+    d = os.path.join(RECIPES_DIR, "nvidia-nvfp4")
+    with open(os.path.join(d, name + ".codes.u8"), "rb") as f:
+        codes = f.read()
+    with open(os.path.join(d, name + ".scales.u8"), "rb") as f:
+        scales = f.read()
+    with open(os.path.join(d, name + ".global.f32"), "rb") as f:
+        glob = f.read()
+    return bytes(codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2)) + scales + glob
+
+
+def te_nvfp4_byte_seeds(out):
+    """TE's bytes under nvidia-nvfp4's point (its product f32(s g)), under the exact profile, and
+    with the global replaced: f32 max (448 g overflows f32), a subnormal, zero, a NaN."""
+    te = RECIPE | (3 << 4)
+    b = te_nvfp4_bytes("crafted")
+    shape = [30, 32]
+    out.put("te_nvfp4_crafted", b + tensor_tail("nvfp4", shape, te, 1))
+    out.put("te_nvfp4_crafted_exact", b + tensor_tail("nvfp4", shape, 0, 2))
+    for tag, g in [("max", 0x7F7FFFFF), ("subnormal", 0x00000123), ("zero", 0), ("nan", 0x7FC00000)]:
+        out.put(f"te_nvfp4_crafted_global_{tag}", b[:-4] + f32_bits([g]) + tensor_tail("nvfp4", shape, te, 3))
 
 
 def npy(shape, descr="<f4", data=b"", version=(1, 0), fortran=False, header=None):

@@ -489,6 +489,211 @@ RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
   }
 }
 
+// nvidia-nvfp4's edges, block by block (elements grouped by block_of, so N-D and partial blocks
+// too). Now and then the tensor's max |x| is A = 448 2^m: then S = f32(448 M / A) = M 2^-m and
+// f32(S f32(1 / M)) = 2^-m exactly (f32(M f32(1 / M)) = 1 for M = 6, 448, 57344), so a block
+// whose max |x| is T 2^m has the unrounded block scale T itself: T a midpoint of e4m3's grid
+// (normal, or subnormal: 2^-10 lies between 0 and the least subnormal) or an ulp beside one, the
+// ue4m3 rounding's ties; or T on the grid, s = T, with elements whose t = f32(x r) is a midpoint
+// of the element kind's grid (x searched beside mid / r), the codes' ties. Other blocks: all
+// zeros of either sign (s = 0, r = f32 max), subnormals, or as drawn; and the whole tensor zero
+// or subnormal now and then (S capped at f32 max).
+void set_te_nvfp4_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
+  if (x.empty()) return;
+  const ValueInfo& vi = info(s.value);
+  const float M = static_cast<float>(vi.hi - vi.lo) / 2.0f;
+  const int mbits = s.value == Value::e4m3 ? 3 : s.value == Value::e5m2 ? 2 : 1;
+  const int kmin = s.value == Value::e4m3 ? -6 : s.value == Value::e5m2 ? -14 : 0;  // least normal exponent
+  const auto sign = [] { return *rc::gen::arbitrary<bool>() ? -1.0f : 1.0f; };
+  const int whole = *rc::gen::inRange(0, 8);
+  if (whole == 0) {
+    for (float& v : x) v = sign() * 0.0f;
+    return;
+  }
+  if (whole == 1) {
+    for (float& v : x) v = f32_from_bits(*rc::gen::inRange<std::uint32_t>(0, 0x00800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+    return;
+  }
+  if (whole > 4) return;  // the rule edges only
+  std::vector<std::vector<std::size_t>> blocks(l.scales);
+  for (std::size_t i = 0; i < x.size(); ++i) blocks[block_of(l, i)].push_back(i);
+  const int m = *rc::gen::inRange(-100, 100);
+  const float two_m = std::ldexp(1.0f, m);
+  // A = 448 2^m: one block holds it (its T is 448), every other |x| stays below it.
+  const std::size_t top_block = *rc::gen::inRange<std::size_t>(0, blocks.size());
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    const std::vector<std::size_t>& b = blocks[j];
+    if (b.empty()) continue;
+    const std::size_t first = b[*rc::gen::inRange<std::size_t>(0, b.size())];
+    const int what = j == top_block ? 2 : *rc::gen::inRange(0, 5);
+    float T = 448.0f;
+    if (what == 0) {
+      for (std::size_t i : b) x[i] = sign() * 0.0f;
+      continue;
+    }
+    if (what == 1) {
+      // A midpoint of e4m3's grid: (2^4 + 2k + 1) 2^(e-4) between normals, (2k + 1) 2^-10 below.
+      T = *rc::gen::arbitrary<bool>()
+              ? std::ldexp(static_cast<float>(17 + 2 * *rc::gen::inRange(0, 8)), *rc::gen::inRange(-6, 9) - 4)
+              : std::ldexp(static_cast<float>(2 * *rc::gen::inRange(0, 8) + 1), -10);
+      T = std::fmin(T, 440.0f);
+      const float at = std::nextafter(T, *rc::gen::element(T, T, 0.0f, INFINITY));
+      for (std::size_t i : b) x[i] = std::fmin(std::fabs(x[i]) * two_m, at * two_m) * sign();
+      x[first] = sign() * at * two_m;
+      continue;
+    }
+    if (what == 2) {
+      // T on e4m3's grid (448 for the top block), codes at the element kind's midpoints.
+      if (j != top_block) T = std::ldexp(static_cast<float>(8 + *rc::gen::inRange(0, 8)), *rc::gen::inRange(-6, 9) - 3);
+      T = std::fmin(T, 448.0f);
+      const float g = 1.0f / (M * (1.0f / two_m));  // f32(1 / S), S = M 2^-m
+      const float e = T * g;
+      const float r = e == 0.0f ? FLT_MAX : std::fmin(1.0f / e, FLT_MAX);
+      for (std::size_t i : b) {
+        const int k = *rc::gen::inRange(std::max(kmin, -3), 2);
+        const float mid = *rc::gen::inRange(0, 4) == 0
+                              ? std::ldexp(static_cast<float>(2 * *rc::gen::inRange(0, 1 << mbits) + 1), kmin - mbits - 1)
+                              : std::ldexp(static_cast<float>((2 << mbits) + 2 * *rc::gen::inRange(0, 1 << mbits) + 1),
+                                           k - mbits - 1);
+        float v = mid / r;
+        for (int step = 0; step < 8 && v * r != mid; ++step) v = std::nextafter(v, v * r < mid ? INFINITY : 0.0f);
+        if (*rc::gen::inRange(0, 4) == 0) v = std::nextafter(v, *rc::gen::element(0.0f, INFINITY));
+        x[i] = sign() * std::fmin(v, T * two_m);
+      }
+      x[first] = sign() * T * two_m;
+      continue;
+    }
+    if (what == 3) {
+      for (std::size_t i : b) {
+        x[i] = f32_from_bits(*rc::gen::inRange<std::uint32_t>(0, 0x00800000u) | (*rc::gen::arbitrary<bool>() ? 0x80000000u : 0u));
+      }
+      continue;
+    }
+    // As drawn, below A.
+    for (std::size_t i : b) x[i] = std::fmin(std::fabs(x[i]), 447.0f * two_m) * sign();
+  }
+}
+
+// Given scales for nvidia-nvfp4's point: block scales on e4m3's grid, at its midpoints, zero of
+// either sign, f32 subnormals or past 448; a global of 2^m / M, f32 max (448 g overflows), zero,
+// -0, a subnormal or any finite value.
+GivenScales te_nvfp4_given_scales(const Layout& l, const Scheme& s) {
+  const ValueInfo& vi = info(s.value);
+  const float M = static_cast<float>(vi.hi - vi.lo) / 2.0f;
+  GivenScales g;
+  for (std::uint64_t j = 0; j < l.scales; ++j) {
+    switch (*rc::gen::inRange(0, 6)) {
+      case 0: g.block.push_back(std::ldexp(static_cast<float>(8 + *rc::gen::inRange(0, 8)), *rc::gen::inRange(-9, 9) - 3)); break;
+      case 1: g.block.push_back(std::ldexp(static_cast<float>(17 + 2 * *rc::gen::inRange(0, 8)), *rc::gen::inRange(-6, 9) - 4)); break;
+      case 2: g.block.push_back(*rc::gen::element(0.0f, -0.0f)); break;
+      case 3: g.block.push_back(f32_from_bits(*rc::gen::inRange<std::uint32_t>(1, 0x00800000u))); break;
+      case 4: g.block.push_back(*rc::gen::element(448.0f, 464.0f, 465.0f, 1e30f, FLT_MAX)); break;
+      default: g.block.push_back(std::fabs(*rc::gen::arbitrary<float>())); break;
+    }
+    if (!std::isfinite(g.block.back())) g.block.back() = 1.0f;
+  }
+  float global = 0;
+  switch (*rc::gen::inRange(0, 5)) {
+    case 0: global = std::ldexp(1.0f, *rc::gen::inRange(-100, 100)) / M; break;
+    case 1: global = *rc::gen::element(FLT_MAX, 1e37f, 3e36f); break;
+    case 2: global = *rc::gen::element(0.0f, -0.0f, 1e-40f); break;
+    default: global = std::fabs(*rc::gen::arbitrary<float>()); break;
+  }
+  g.global = std::isfinite(global) ? global : 1.0f;
+  return g;
+}
+
+// nvidia-nvfp4's point at its edges (set_te_nvfp4_edges; given scales now and then, a NaN or an
+// infinity now and then): the reference's tensor or error from quantize and its bytes from the
+// fused path under both policies; the stored bytes, and the same bytes with the global replaced
+// (a product s g that overflows f32, a subnormal or zero one), decoded, dequantized and
+// dequantized fused under the point to the reference's values or error. The recipe's scheme
+// mostly, and others its point takes: other stores, element kinds and blocks the units decline.
+RC_BOOST_PROP(fast_matches_reference_on_nvidia_nvfp4_at_its_edges, ()) {
+  const Recipe& recipe = *find_recipe("nvidia-nvfp4").value();
+  Case c;
+  c.scheme = parse_scheme(*rc::gen::weightedOneOf<std::string>(
+                              {{8, rc::gen::just<std::string>("nvfp4")},
+                               {1, rc::gen::just<std::string>("e2m1:block[16]=ue4m3:tensor=f32")},
+                               {1, rc::gen::just<std::string>("e2m1:packed-u32(0):block[16]=ue4m3:tensor=f32")},
+                               {1, rc::gen::just<std::string>("e4m3:block[32]=ue4m3:tensor=f32")},
+                               {1, rc::gen::just<std::string>("e5m2:block[16]=ue4m3:tensor=f32")},
+                               {1, rc::gen::just<std::string>("e2m1:packed-native(0):block[2,8]=ue4m3:tensor=f32")},
+                               {1, rc::gen::just<std::string>("e2m1:packed-native(0):block[24]=ue4m3:tensor=f32")}}))
+                 .value();
+  fill_recipe_case(c, recipe);
+  if (*rc::gen::inRange(0, 5) != 0) {
+    // Rows of whole blocks of 16, as TE quantizes them.
+    c.shape = {2 * *rc::gen::inRange<std::uint64_t>(1, 3), 16 * *rc::gen::inRange<std::uint64_t>(1, 9)};
+    c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
+    set_rule_edges(c.x);
+  }
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  set_te_nvfp4_edges(c.x, l, c.scheme);
+  if (*rc::gen::inRange(0, 4) == 0) c.options.scales = te_nvfp4_given_scales(l, c.scheme);
+  c = maybe_broken(std::move(c));
+  RC_CLASSIFY(c.options.scales.has_value(), "given scales");
+  RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "units");
+  RC_LOG() << c << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r) : Result<std::vector<std::uint8_t>>(r.status());
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
+    const Status st =
+        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), pol);
+    RC_ASSERT(st.ok() == want.ok());
+    if (!st.ok()) {
+      RC_ASSERT(st.to_string() == want.status().to_string());
+      if (pol == fast::OutputPolicy::untouched_on_error) {
+        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+      }
+      continue;
+    }
+    RC_ASSERT(out == *want);
+  }
+  if (!r.ok()) return;
+  const Rules& rules = recipe.rules;
+  std::vector<std::uint8_t> bytes = *want;
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) {
+      const float g = f32_from_bits(*r->global_bits);
+      const float patched = *rc::gen::element(FLT_MAX, 1e37f, 1e-40f, 0.0f, std::ldexp(g, *rc::gen::inRange(-30, 30)),
+                                              std::nextafter(g, INFINITY));
+      const std::uint32_t b = f32_bits(std::isfinite(patched) ? patched : FLT_MAX);
+      for (int i = 0; i < 4; ++i) bytes[l.total_bytes - 4 + i] = static_cast<std::uint8_t>(b >> (8 * i));
+    }
+    const auto rd = reference::decode(c.scheme, c.shape, bytes, rules, ByteFormat::burn);
+    const auto fd = fast::decode(c.scheme, c.shape, bytes, rules);
+    RC_ASSERT(rd.ok());
+    RC_ASSERT(fd.value() == *rd);
+    const auto ry = reference::dequantize(*rd);
+    const auto fy = fast::dequantize(*fd);
+    RC_TAG(round == 0 ? "stored" : ry.ok() ? "patched global" : "patched global, product overflows");
+    RC_ASSERT(ry.ok() == fy.ok());
+    if (!ry.ok()) {
+      RC_ASSERT(fy.status().to_string() == ry.status().to_string());
+    } else {
+      RC_ASSERT(same_f32_bits(*fy, *ry));
+    }
+    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+      std::vector<float> y(l.elements, 1.5f);
+      const Status st = fast::dequantize_from_bytes(c.scheme, c.shape, bytes.data(), bytes.size(), rules,
+                                                    ByteFormat::burn, y.data(), y.size(), pol);
+      RC_ASSERT(st.ok() == ry.ok());
+      if (!st.ok()) {
+        RC_ASSERT(st.to_string() == ry.status().to_string());
+        if (pol == fast::OutputPolicy::untouched_on_error) {
+          RC_ASSERT(std::all_of(y.begin(), y.end(), [](float v) { return v == 1.5f; }));
+        }
+        continue;
+      }
+      RC_ASSERT(same_f32_bits(y, *ry));
+    }
+  }
+}
+
 // Zero given scales over sparse data: both engines name the first offending element in
 // row-major order and its block. With N-D blocks that block is often not the lowest-numbered
 // offending one (classified below), which is where the two rules differ.

@@ -157,8 +157,7 @@ Result<std::vector<SignedScale>> stored_scale_values(const Scheme& s, const Rule
         const std::uint32_t p = f32_round(sj.mag, Overflow::infinity);
         if (p == kInfF32Bits) {
           if (r.two_level == TwoLevel::burn) return errors::burn_scale_product_overflow(j);
-          return Status(ErrorCode::unsupported_profile,
-                        "block " + std::to_string(j) + ": global * block scale overflows f32 (product=f32)", j);
+          return errors::f32_scale_product_overflow(j);
         }
         sj.mag = f32_value(p);
       }

@@ -156,6 +156,11 @@ Status burn_scale_product_overflow(std::uint64_t block) {
           block};
 }
 
+Status f32_scale_product_overflow(std::uint64_t block) {
+  return {ErrorCode::unsupported_profile, "block " + str(block) + ": global * block scale overflows f32 (product=f32)",
+          block};
+}
+
 Status torchao_even_nan_scale(std::uint64_t block, float amax) {
   return {ErrorCode::unsupported_profile,
           "block " + str(block) + ": max |x| = " + std::to_string(amax) +

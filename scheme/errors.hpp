@@ -40,6 +40,8 @@ Status burn_absmean_two_level();
 Status onnx_needs_given_f32_scales();
 Status burn_alpha_overflow(std::uint64_t block);
 Status burn_scale_product_overflow(std::uint64_t block);
+// product=f32 under any other two-level rule: f32(g * s_j) is inf (index = block).
+Status f32_scale_product_overflow(std::uint64_t block);
 // Profile onnx's affine calibration (DynamicQuantizeLinear): block's f32 max - min overflows to
 // inf, or its scale (max - min) / 255 underflows to 0 (index = block).
 Status onnx_affine_range_overflow(std::uint64_t block);

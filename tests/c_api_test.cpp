@@ -553,6 +553,64 @@ BOOST_AUTO_TEST_CASE(recipes_by_name) {
   BOOST_TEST(Untouched(out));
 }
 
+// nvidia-nvfp4 on one block of 16, hand-worked (tests/data/recipes/nvidia-nvfp4/README.md): A = 6
+// gives S = 2688 / 6 = 448, the global f32(1 / 448) = 0x3B124925 and the block's v = f32(6 *
+// f32(448 * f32(1 / 6))) = 448.00003, stored as 448 (e4m3 0x7E); f32(448 * g) = 1 (448 g = 1 +
+// 4.5e-8), so the codes are x's own e2m1 roundings, ties to even, -0 as +0: bytes 07 22 44 66 a8 ca
+// ec 0e, then 7E and the global. Back, each value times that f32 product 1: 6 stays 6, where the
+// exact product 448 g would give f32(6 (1 + 4.5e-8)) = 6.0000005. A global of f32 max makes 448 g
+// overflow: unsupported-profile naming block 0. The same scales given write the same bytes.
+BOOST_AUTO_TEST_CASE(nvidia_nvfp4_writes_and_reads_te_bytes) {
+  const std::uint64_t shape[] = {16};
+  const std::vector<float> x = {6.0f,  0.25f,  0.75f,  1.25f,  1.75f,  2.5f,  3.5f,  5.0f,
+                                -0.25f, -0.75f, -1.25f, -1.75f, -2.5f, -3.5f, -5.0f, -0.0f};
+  const std::vector<std::uint8_t> want = {0x07, 0x22, 0x44, 0x66, 0xA8, 0xCA, 0xEC, 0x0E, 0x7E, 0x25, 0x49, 0x12, 0x3B};
+  std::uint64_t idx = 0;
+  std::size_t len = 0, need = 0;
+  BOOST_TEST(qscheme_fast_recipe_bytes_size("nvidia-nvfp4", nullptr, shape, 1, &need, &idx) == QSCHEME_OK);
+  BOOST_TEST(need == want.size());
+  for (int single_pass = 0; single_pass < 2; ++single_pass) {
+    qscheme_quantize_options o{};
+    o.single_pass = single_pass;
+    std::vector<std::uint8_t> out(want.size(), kSentinel);
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+    BOOST_TEST(out == want, boost::test_tools::per_element());
+    const float block = 448.0f;
+    o.given_scales = &block;
+    o.given_count = 1;
+    o.has_global = 1;
+    o.global_scale = qscheme::f32_from_bits(0x3B124925u);
+    std::fill(out.begin(), out.end(), kSentinel);
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+    BOOST_TEST(out == want, boost::test_tools::per_element());
+    // Given, the product overflows at quantize as it does at dequantize.
+    o.global_scale = qscheme::f32_from_bits(0x7F7FFFFFu);
+    std::fill(out.begin(), out.end(), kSentinel);
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_UNSUPPORTED_PROFILE);
+    BOOST_TEST(idx == 0u);
+    BOOST_TEST(Untouched(out));
+  }
+  std::vector<float> y(16, -1.0f);
+  std::size_t n = 0;
+  BOOST_TEST(qscheme_fast_dequantize_recipe("nvidia-nvfp4", nullptr, shape, 1, want.data(), want.size(), y.data(),
+                                            y.size(), &n, &idx) == QSCHEME_OK, LastMessage());
+  const std::vector<float> values = {6.0f, 0.0f, 1.0f, 1.0f, 2.0f, 2.0f, 4.0f, 4.0f,
+                                     -0.0f, -1.0f, -1.0f, -2.0f, -2.0f, -4.0f, -4.0f, 0.0f};
+  BOOST_TEST(n == 16u);
+  BOOST_TEST(qscheme::f32_bits(y) == qscheme::f32_bits(values), boost::test_tools::per_element());
+  std::vector<std::uint8_t> big = want;
+  big[9] = 0xFF, big[10] = 0xFF, big[11] = 0x7F, big[12] = 0x7F;
+  std::vector<float> untouched(16, -1.0f);
+  BOOST_TEST(qscheme_fast_dequantize_recipe("nvidia-nvfp4", nullptr, shape, 1, big.data(), big.size(),
+                                            untouched.data(), untouched.size(), &n, &idx) == QSCHEME_UNSUPPORTED_PROFILE);
+  BOOST_TEST(idx == 0u);
+  BOOST_TEST(LastMessage().find("product=f32") != std::string::npos, LastMessage());
+  BOOST_TEST(std::all_of(untouched.begin(), untouched.end(), [](float v) { return v == -1.0f; }));
+}
+
 // The ggml recipes write and read ggml's own blocks, hand-worked for one block of x[0] = 7,
 // x[1] = -1, the rest 0. ggml-q8_0: d = f32(7 / 127) = 0.05511811, f16 0x2B0E (little-endian first),
 // codes roundf(x * f32(1 / d)): 127 and roundf(-18.142857) = -18 (0xEE); back, 127 * 0x2B0E's

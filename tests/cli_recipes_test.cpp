@@ -107,6 +107,55 @@ BOOST_AUTO_TEST_CASE(ggml_recipes_reproduce_ggml_bytes_through_the_command_line)
   }
 }
 
+// nvidia-nvfp4 through the command line, each engine: quantize --recipe writes TE's codes (two a
+// byte, the even element low), block scales and decode global in Burn's layout; dequantize
+// --recipe reads them, and Q.json carries the point; a global whose product with a block scale
+// overflows f32 is the same unsupported-profile in both engines, nothing written.
+BOOST_AUTO_TEST_CASE(nvidia_nvfp4_runs_on_both_engines_through_the_command_line) {
+  Scratch s;
+  const std::string randn = (kData / "inputs" / "randn.npy").string();
+  const std::vector<std::uint8_t> codes = bytes_of(kData / "nvidia-nvfp4" / "randn.codes.u8");
+  std::vector<std::uint8_t> te;
+  for (std::size_t i = 0; i + 1 < codes.size(); i += 2) te.push_back(static_cast<std::uint8_t>(codes[i] | codes[i + 1] << 4));
+  for (const char* f : {"randn.scales.u8", "randn.global.f32"}) {
+    const std::vector<std::uint8_t> b = bytes_of(kData / "nvidia-nvfp4" / f);
+    te.insert(te.end(), b.begin(), b.end());
+  }
+  std::vector<std::uint32_t> values[2];
+  for (int e = 0; e < 2; ++e) {
+    const std::string engine = e == 0 ? "fast" : "reference";
+    BOOST_TEST_CONTEXT(engine) {
+      const std::string bin = (s / (engine + ".bin")), y = (s / (engine + ".npy"));
+      const Run q = qscheme_run({"quantize", "--recipe", "nvidia-nvfp4", "--engine", engine, "--input", randn,
+                                 "--output", bin});
+      BOOST_TEST_REQUIRE(q.status == 0, describe(q));
+      BOOST_TEST((bytes_of(bin) == te));
+      const Run d = qscheme_run({"dequantize", "--recipe", "nvidia-nvfp4", "--engine", engine, "--input", bin,
+                                 "--shape", "128,32", "--output", y});
+      BOOST_TEST_REQUIRE(d.status == 0, describe(d));
+      values[e] = npy_bits(y);
+      const std::string qj = (s / (engine + ".json")), yj = (s / (engine + "j.npy"));
+      BOOST_TEST_REQUIRE(qscheme_run({"quantize", "--recipe", "nvidia-nvfp4", "--engine", engine, "--input", randn,
+                                      "--output", qj}).status == 0);
+      const Run dj = qscheme_run({"dequantize", "--engine", engine, "--input", qj, "--output", yj});
+      BOOST_TEST_REQUIRE(dj.status == 0, describe(dj));
+      BOOST_TEST((npy_bits(yj) == values[e]));
+      // The global f32 max: f32(448 * g) is inf for a block scale of 448 (TE's largest).
+      std::vector<std::uint8_t> big = te;
+      const std::size_t at = big.size() - 4;
+      big[at] = 0xFF, big[at + 1] = 0xFF, big[at + 2] = 0x7F, big[at + 3] = 0x7F;
+      const std::string bad = (s / (engine + "-big.bin")), yb = (s / (engine + "-big.npy"));
+      BOOST_TEST_REQUIRE(io::write_bytes(bad, big).ok());
+      const Run o = qscheme_run({"dequantize", "--recipe", "nvidia-nvfp4", "--engine", engine, "--input", bad,
+                                 "--shape", "128,32", "--output", yb});
+      expect_user_error(o, "unsupported-profile");
+      BOOST_TEST(o.err.find("overflows f32 (product=f32)") != std::string::npos, describe(o));
+      BOOST_TEST(!fs::exists(yb));
+    }
+  }
+  BOOST_TEST((values[0] == values[1]));
+}
+
 // Q.json carries the rules: a ggml q4_0 tensor (signed scales) written as Q.json dequantizes
 // without --recipe to ggml's values; torch's given scales go through --scales.
 BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
@@ -145,17 +194,18 @@ BOOST_AUTO_TEST_CASE(qjson_carries_the_rules_of_a_recipe) {
   }
 }
 
-// The fast engine refuses a recipe it does not run with a typed error and writes nothing; a
-// profile's recipe runs as that profile; an MX recipe gives the reference's bytes.
+// The fast engine refuses a recipe's request it does not run (ggml-q8_0 over given scales) with a
+// typed error and writes nothing; a profile's recipe runs as that profile; an MX recipe gives the
+// reference's bytes.
 BOOST_AUTO_TEST_CASE(fast_engine_refuses_a_recipe_it_does_not_run) {
   Scratch s;
   const std::string out = (s / "x.bin");
-  for (const char* recipe : {"nvidia-nvfp4"}) {
-    const Run r = qscheme_run({"quantize", "--recipe", recipe, "--input", kCrafted, "--output", out});
-    expect_user_error(r, "unsupported-profile");
-    BOOST_TEST(r.err.find("fast engine") != std::string::npos, describe(r));
-    BOOST_TEST(!fs::exists(out));
-  }
+  std::string halves = "0.5";
+  for (int j = 1; j < 30; ++j) halves += ",0.5";  // crafted.npy is [30, 32]: a q8_0 scale per row
+  const Run r = qscheme_run({"quantize", "--recipe", "ggml-q8_0", "--scales", halves, "--input", kCrafted, "--output", out});
+  expect_user_error(r, "unsupported-profile");
+  BOOST_TEST(r.err.find("fast engine") != std::string::npos, describe(r));
+  BOOST_TEST(!fs::exists(out));
   const std::string a = (s / "a.bin");
   const std::string b = (s / "b.bin");
   const std::string randn = (kData / "inputs" / "randn.npy").string();

@@ -823,6 +823,26 @@ BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
   }
 }
 
+// --rows runs the kernel rows whose names hold a part, with the baselines they are compared with:
+// nvidia-nvfp4's row alone, with its ratio to the two-pass bound.
+BOOST_AUTO_TEST_CASE(bench_rows_selects_kernel_rows) {
+  const Run r = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1",
+                             "--rows", "nvfp4 nvidia;no such row"});
+  expect_ok(r);
+  std::vector<std::string> names;
+  for (const auto& row : nlohmann::json::parse(r.out)) names.push_back(row["kernel"].get<std::string>());
+  const std::vector<std::string> expected{"baseline read4 write1",
+                                          "baseline read4 write1 streaming",
+                                          "baseline read1 write4 streaming",
+                                          "baseline two-pass read4 read4 write0.5",
+                                          "baseline two-pass prefetched",
+                                          "baseline two-pass block maxima",
+                                          "quantize nvfp4 nvidia-nvfp4"};
+  BOOST_TEST(names == expected, boost::test_tools::per_element());
+  const auto rows = nlohmann::json::parse(r.out);
+  BOOST_TEST(rows.back()["ratio_to_two_pass"].get<double>() > 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(bench_json_rows) {
   // A small eviction read keeps the test quick; the option itself is what is checked here.
   const Run r = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1"});
@@ -864,9 +884,16 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   BOOST_TEST(expected.size() > 40u);
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   // Each row holds the four keys; a process's first call adds its two times, their ratio and the
-  // page faults of the first call, a peer the qscheme row it is compared with and that row's throughput over the peer's.
+  // page faults of the first call, a two-level row its ratio to the two-pass bound, a peer the
+  // qscheme row it is compared with and that row's throughput over the peer's.
   for (const auto& k : qscheme::bench::kernels()) {
     const nlohmann::json& row = by_name[k.name];
+    if (k.two_pass) {
+      BOOST_TEST(row.size() == 5u, k.name);
+      BOOST_REQUIRE_MESSAGE(row.contains("ratio_to_two_pass") && row["ratio_to_two_pass"].is_number(), k.name);
+      BOOST_TEST(row["ratio_to_two_pass"].get<double>() > 0.0, k.name);
+      continue;
+    }
     if (!k.process_first_call) {
       BOOST_TEST(row.size() == 4u, k.name);
       continue;

@@ -486,12 +486,19 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
                   for (std::size_t j = 0; j < r.size(); ++j) r[j] = pool[j % pool.size()];
                   std::vector<std::int32_t> a(len), b(len);
                   std::vector<std::uint8_t> a8(len), b8(len);
-                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, a.data(), nullptr);
+                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, a.data(), nullptr, nullptr);
                   sc::quantize_steps(x, len, start, bw, r.data(), sp, b.data(), nullptr);
                   EXPECT_SAME(a.data(), b.data(), len, x);
-                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, nullptr, a8.data());
+                  k::Get().quantize_steps(x, len, start, bw, r.data(), sp, nullptr, a8.data(), nullptr);
                   sc::quantize_steps(x, len, start, bw, r.data(), sp, nullptr, b8.data());
                   EXPECT_SAME(a8.data(), b8.data(), len, x);
+                  if (sp.fmt == 2 && len % 2 == 0) {
+                    // e2m1's codes two a byte, written by the kernel itself.
+                    std::vector<std::uint8_t> an(len / 2, 0xA5), bn(len / 2, 0x5A);
+                    k::Get().quantize_steps(x, len, start, bw, r.data(), sp, nullptr, a8.data(), an.data());
+                    sc::quantize_steps(x, len, start, bw, r.data(), sp, nullptr, b8.data(), bn.data());
+                    EXPECT_SAME(an.data(), bn.data(), len / 2, x);
+                  }
                 }
               }
             }
@@ -500,6 +507,67 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
       }
     }
   });
+}
+
+// The f32-step kernel's minifloat rounding to even (onnx's, nvidia-nvfp4's codes and block scales)
+// at every code value, every midpoint between neighbours and their f32 neighbours, both signs,
+// past the largest value, +-inf, f32's subnormals and 2^-149: the scalar twin's codes, bytes and
+// (e2m1) nibbles on every target.
+BOOST_AUTO_TEST_CASE(quantize_steps_rounds_to_even_at_every_grid_point_and_midpoint) {
+  ForEachTarget([] {
+    for (int fmt = 0; fmt < 3; ++fmt) {
+      const auto& mi = sc::kMini[fmt];
+      std::vector<float> xs;
+      for (int c = 0; c <= mi.max_code; ++c) {
+        const double v = sc::mini_value(c, fmt);
+        for (double sgn : {1.0, -1.0}) {
+          xs.push_back(static_cast<float>(sgn * v));
+          const double next = c < mi.max_code ? sc::mini_value(c + 1, fmt) : 2 * mi.max - sc::mini_value(c - 1, fmt);
+          const float mid = static_cast<float>(sgn * (v + next) / 2);
+          xs.push_back(mid);
+          xs.push_back(std::nextafter(mid, 1e30f));
+          xs.push_back(std::nextafter(mid, -1e30f));
+        }
+      }
+      for (float v : {3.4028235e38f, -3.4028235e38f, 0x1p-149f, -0x1p-149f, 0x1p-127f, 1e30f}) xs.push_back(v);
+      xs.push_back(std::numeric_limits<float>::infinity());
+      xs.push_back(-std::numeric_limits<float>::infinity());
+      if (xs.size() % 2) xs.push_back(0.0f);
+      for (bool zero_plus : {false, true}) {
+        const k::StepSpec sp{k::StepOp::multiply, k::StepTie::even, k::StepSaturation::clamp, zero_plus, 0, 0, fmt};
+        const float r = 1.0f;
+        std::vector<std::int32_t> a(xs.size()), b(xs.size());
+        k::Get().quantize_steps(xs.data(), xs.size(), 0, 0, &r, sp, a.data(), nullptr, nullptr);
+        sc::quantize_steps(xs.data(), xs.size(), 0, 0, &r, sp, b.data(), nullptr);
+        BOOST_TEST_CONTEXT("fmt " << fmt << " zero_plus " << zero_plus) {
+          EXPECT_SAME(a.data(), b.data(), xs.size(), xs);
+          const std::size_t N = k::Get().lanes_f32();
+          const std::size_t n = xs.size() / N * N;  // whole vectors, then the tail
+          std::vector<float> rs(n / N + 1, 1.0f);
+          std::vector<std::uint8_t> a8(xs.size()), b8(xs.size()), an(xs.size() / 2), bn(xs.size() / 2);
+          k::Get().quantize_steps(xs.data(), xs.size(), 0, N, rs.data(), sp, nullptr, a8.data(), fmt == 2 ? an.data() : nullptr);
+          sc::quantize_steps(xs.data(), xs.size(), 0, N, rs.data(), sp, nullptr, b8.data(), fmt == 2 ? bn.data() : nullptr);
+          if (fmt == 2) {
+            EXPECT_SAME(an.data(), bn.data(), an.size(), xs);
+          } else {
+            EXPECT_SAME(a8.data(), b8.data(), xs.size(), xs);
+          }
+        }
+      }
+    }
+  });
+  // The twin at points worked by hand: e2m1's 0.25 (between 0 and 0.5) to 0, 0.75 to 1 (code 2),
+  // 5 (between 4 and 6) to 4 (code 6), 7 saturates to 6 (7); e4m3's 1.0625 to 1 (0x38), 464 to 448.
+  const k::StepSpec e2m1{k::StepOp::multiply, k::StepTie::even, k::StepSaturation::clamp, true, 0, 0, 2};
+  const k::StepSpec e4m3{k::StepOp::multiply, k::StepTie::even, k::StepSaturation::clamp, false, 0, 0, 0};
+  BOOST_TEST(sc::step_code(0.25f, 1.0f, e2m1) == 0);
+  BOOST_TEST(sc::step_code(0.75f, 1.0f, e2m1) == 2);
+  BOOST_TEST(sc::step_code(5.0f, 1.0f, e2m1) == 6);
+  BOOST_TEST(sc::step_code(-7.0f, 1.0f, e2m1) == 0xF);
+  BOOST_TEST(sc::step_code(-0.0f, 1.0f, e2m1) == 0);
+  BOOST_TEST(sc::step_code(1.0625f, 1.0f, e4m3) == 0x38);
+  BOOST_TEST(sc::step_code(464.0f, 1.0f, e4m3) == 0x7E);
+  BOOST_TEST(sc::step_code(-0.0f, 1.0f, e4m3) == 0x80);
 }
 
 // microxcaling's rounding (StepTie::away on a minifloat) where the f32 addition decides: e4m3's
@@ -534,7 +602,7 @@ BOOST_AUTO_TEST_CASE(microxcaling_rounding_at_the_f32_addition_edges) {
       }
       const float r = 1.0f;
       std::vector<std::int32_t> got(x.size()), twin(x.size());
-      k::Get().quantize_steps(x.data(), x.size(), 0, 0, &r, sp, got.data(), nullptr);
+      k::Get().quantize_steps(x.data(), x.size(), 0, 0, &r, sp, got.data(), nullptr, nullptr);
       sc::quantize_steps(x.data(), x.size(), 0, 0, &r, sp, twin.data(), nullptr);
       for (std::size_t i = 0; i < x.size(); ++i) {
         BOOST_TEST_CONTEXT("x " << x[i]) {
@@ -793,6 +861,66 @@ BOOST_AUTO_TEST_CASE(step_scales) {
   BOOST_TEST(pattern(0.0f, {-8.0f, 1, k::StepOperand::reciprocal_or_zero, 7.0f}) == 0x8000u);  // -0
   BOOST_TEST(op == 0.0f);
   BOOST_TEST(pattern(3.4028235e38f, {1.0f, 2, k::StepOperand::reciprocal_or_zero, 127.0f}) == 0x7F80u);
+}
+
+// nvidia-nvfp4's scales against the scalar twin on every target: maxima on e4m3's grid, at its
+// midpoints (normal and subnormal, 2^-10 between 0 and the least subnormal) and an ulp either side,
+// past 448 (464 the tie to 448, then saturation), zero, f32 subnormals and f32 max; multipliers
+// 2^-m (then v = a), 1, f32(1 / 6) and a random one; globals that make e zero, subnormal or
+// infinite (the returned index). The twin itself at points worked by hand.
+BOOST_AUTO_TEST_CASE(te_scales) {
+  std::vector<std::uint32_t> maxima = {0u, 1u, 0x00400000u, 0x007FFFFFu, 0x00800000u, 0x7F7FFFFFu};
+  std::mt19937 rng(11);
+  for (int e = -10; e <= 9; ++e) {
+    for (int man = 0; man < 16; ++man) {
+      // (16 + man) 2^(e - 4): the grid's points (even man) and midpoints (odd man).
+      const float v = std::ldexp(static_cast<float>(16 + man), e - 4);
+      for (int d = -2; d <= 2; ++d) maxima.push_back(qscheme::f32_bits(v) + static_cast<std::uint32_t>(d));
+    }
+  }
+  for (int i = 0; i < 300; ++i) maxima.push_back(rng() & 0x7F7FFFFFu);
+  std::vector<k::TeScaleSpec> specs;
+  for (const float mult : {1.0f, 0x1p-20f, 0x1p20f, 1.0f / 6.0f, 0.3716f}) {
+    for (const float g : {1.0f, 1.0f / 448.0f, 0x1p-140f, 0.0f, 3.4028235e38f, 1e35f}) specs.push_back({mult, g});
+  }
+  ForEachTarget([&] {
+    for (const k::TeScaleSpec& sp : specs) {
+      for (std::size_t mis : {std::size_t{0}, std::size_t{3}}) {
+        BOOST_TEST_CONTEXT("mult " << sp.mult << " g " << sp.g << " mis " << mis) {
+          const std::size_t n = maxima.size() - mis;
+          const std::uint32_t* a0 = maxima.data() + mis;
+          std::vector<std::uint32_t> a(n), b(n);
+          std::vector<float> ar(n), br(n);
+          const std::size_t first = k::Get().te_scales(a0, n, sp, a.data(), ar.data());
+          std::size_t want_first = n;
+          for (std::size_t i = 0; i < n; ++i) {
+            if (sc::te_scale(a0[i], sp, &b[i], &br[i]) && want_first == n) want_first = i;
+          }
+          std::size_t at = 0;
+          BOOST_TEST(BitEqual(a.data(), b.data(), n, &at), "pattern of max " << std::hex << a0[at] << ": simd " << a[at]
+                                                                             << " scalar " << b[at]);
+          BOOST_TEST(BitEqual(ar.data(), br.data(), n, &at), "multiplier of max " << std::hex << a0[at]);
+          BOOST_TEST(first == want_first);
+        }
+      }
+    }
+  });
+  std::uint32_t bits = 0;
+  float r = 0;
+  const auto pattern = [&](float v) {
+    sc::te_scale(qscheme::f32_bits(v), {1.0f, 1.0f}, &bits, &r);
+    return bits;
+  };
+  BOOST_TEST(pattern(448.0f) == 0x7Eu);
+  BOOST_TEST(pattern(464.0f) == 0x7Eu);  // the tie beyond 448: to 448's even pattern
+  BOOST_TEST(pattern(3.4028235e38f) == 0x7Eu);
+  BOOST_TEST(pattern(1.0625f) == 0x38u);  // a tie between 1 (0x38) and 1.125: even
+  BOOST_TEST(pattern(1.1875f) == 0x3Au);  // between 1.125 and 1.25: even is 1.25
+  BOOST_TEST(pattern(0x1p-10f) == 0x00u);  // between 0 and 2^-9: even is 0
+  BOOST_TEST(r == 3.4028235e38f);          // e = 0: f32 max
+  BOOST_TEST(pattern(0x1.8p-9f) == 0x02u);  // 1.5 quanta: even is 2
+  BOOST_TEST(pattern(0x1.fp-7f) == 0x08u);  // 7.75 quanta rounds up to 8, the least normal 2^-6
+  BOOST_TEST(sc::te_scale(qscheme::f32_bits(448.0f), {1.0f, 3.4028235e38f}, &bits, &r));  // 448 g overflows
 }
 
 // ggml's blocks to values against the scalar twin: every f16 scale class (zero, subnormal, normal,

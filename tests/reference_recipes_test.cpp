@@ -161,6 +161,25 @@ Comparison compare_case(const fs::path& folder, const Json& c, const Scheme& sch
       const std::uint32_t want = le32(file("global_f32"), piece.tensor_index);
       differ(q->global_bits == want, "global of tensor " + std::to_string(piece.tensor_index));
     }
+    if (expect.contains("global_f32") && expect.contains("codes_u8") && expect.contains("scales_u8")) {
+      // TE's NVFP4 bytes in Burn's layout (the nvfp4 preset): its codes two a byte, the even
+      // element low (as TE packs them), its block scales, then the decode global. The fused path
+      // writes them, and the engine reads them back to its own tensor.
+      const std::vector<std::uint8_t> codes = file("codes_u8"), scales = file("scales_u8"), global = file("global_f32");
+      std::vector<std::uint8_t> want;
+      for (std::size_t i = 0; i + 1 < n; i += 2) {
+        want.push_back(static_cast<std::uint8_t>(codes.at(piece.element_offset + i) |
+                                                 codes.at(piece.element_offset + i + 1) << 4));
+      }
+      want.insert(want.end(), scales.begin() + static_cast<std::ptrdiff_t>(piece.scale_offset),
+                  scales.begin() + static_cast<std::ptrdiff_t>(piece.scale_offset + q->scale_bits.size()));
+      want.insert(want.end(), global.begin() + static_cast<std::ptrdiff_t>(4 * piece.tensor_index),
+                  global.begin() + static_cast<std::ptrdiff_t>(4 * piece.tensor_index + 4));
+      const Result<std::vector<std::uint8_t>> fused = engine.quantize_bytes(scheme, piece.shape, piece.x, options);
+      differ(fused.ok() && *fused == want, "fused bytes of tensor " + std::to_string(piece.tensor_index));
+      const Result<QuantizedTensor> back = engine.decode_as(scheme, piece.shape, want, rules_of(*q), ByteFormat::burn);
+      differ(back.ok() && *back == *q, "decode of TE's bytes, tensor " + std::to_string(piece.tensor_index));
+    }
     if (expect.contains("amax_f32")) {
       // The producer's own record of the tensor's max |x|: the input slice is the one it saw.
       float amax = 0.0f;
@@ -244,12 +263,12 @@ BOOST_AUTO_TEST_CASE(every_recipe_has_golden_data) {
 }
 
 // Each engine reproduces each implementation whose recipe it runs: the reference engine every
-// one, the fast engine the MX recipes', torch's (affine mode and u8 included) and ggml's at
-// least; a recipe it does not run it refuses with unsupported-profile.
+// one, the fast engine the MX recipes', torch's (affine mode and u8 included), ggml's and
+// TransformerEngine's NVFP4 at least; a recipe it does not run it refuses with unsupported-profile.
 BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
   for (const oracle::Engine& engine : oracle::engines()) {
     const bool spec = engine.name == "reference";
-    std::size_t ran = 0, ggml = 0;
+    std::size_t ran = 0, ggml = 0, te = 0;
     for (const std::string& recipe : recipe_folders()) {
       for (const GoldenCase& g : golden_cases(recipe)) {
         const Comparison cmp = compare_case(g.folder, g.json, g.scheme, g.options, engine);
@@ -257,10 +276,12 @@ BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
           if (!spec && cmp.error && cmp.error->message().find("does not run this point") != std::string::npos) {
             BOOST_TEST((cmp.error->code() == ErrorCode::unsupported_profile));
             BOOST_TEST(!recipe.starts_with("ggml"), "ggml's recipes run on every engine");
+            BOOST_TEST(recipe != "nvidia-nvfp4", "nvidia-nvfp4 runs on every engine");
             continue;
           }
           ++ran;
           ggml += recipe.starts_with("ggml") ? 1 : 0;
+          te += recipe == "nvidia-nvfp4" ? 1 : 0;
           BOOST_TEST(!cmp.error.has_value(), (cmp.error ? cmp.error->to_string() : ""));
           BOOST_TEST(cmp.compared > 0u, "the case compares nothing");
           BOOST_TEST(cmp.differing == 0u, cmp.differing << " of " << cmp.compared << " differ, first " << cmp.first);
@@ -270,6 +291,7 @@ BOOST_AUTO_TEST_CASE(each_engine_reproduces_each_implementation_bit_for_bit) {
     BOOST_TEST_MESSAGE(ran << " golden cases run by the " << engine.name << " engine, " << ggml << " of them ggml's");
     BOOST_TEST(ran >= 36u);  // the MX recipes' (5 x 6) and ggml's (3 x 2) at least
     BOOST_TEST(ggml == 6u);
+    BOOST_TEST(te == 3u);
   }
 }
 

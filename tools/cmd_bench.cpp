@@ -42,6 +42,7 @@ struct BenchArgs {
   std::optional<std::string> target;
   std::optional<std::string> cpus;
   std::optional<std::string> first_call_of;  // the child of a process_first_call row
+  std::optional<std::string> rows;           // ';'-separated parts of the kernel rows' names to run
 };
 
 struct Row {
@@ -57,6 +58,17 @@ struct Row {
 Row make_row(std::string name, std::size_t elements, double secs, double base_secs) {
   const double eps = static_cast<double>(elements) / secs;
   return {std::move(name), eps, eps * sizeof(float) / 1e9, base_secs > 0 ? base_secs / secs : 1.0};
+}
+
+std::vector<std::string> split_list(const std::string& s, char sep);
+
+// Whether --rows (parts of names, ';'-separated) selects the kernel row `name`; every row without it.
+bool selected(const BenchArgs& args, std::string_view name) {
+  if (!args.rows) return true;
+  for (const std::string& part : split_list(*args.rows, ';')) {
+    if (!part.empty() && name.find(part) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
 const bench::Kernel* find_kernel(std::string_view name) {
@@ -134,6 +146,7 @@ int run_kernels(const BenchArgs& args) {
   };
   std::vector<Row> kernel_rows;
   for (const bench::Kernel& k : bench::kernels()) {
+    if (!selected(args, k.name)) continue;
     double kbest = 1e300, bbest = 1e300;
     if (k.process_first_call) {
       std::vector<std::string> child{"bench", "--first-call-of", k.name};
@@ -178,19 +191,24 @@ int run_kernels(const BenchArgs& args) {
     bench::KernelRun run(k, x);
     if (Status st = run.run(); !st.ok()) return report(Status(st.code(), std::string(k.name) + ": " + st.message()));
     Status last;
+    double two_best = 1e300;
     for (int r = 0; r < args.reps; ++r) {
       bbest = std::min(bbest, timed([&] { base(k.direction); }));
+      if (k.two_pass) two_best = std::min(two_best, timed([&] { bench::baseline_two_pass(x.data(), q_out.data(), n, threads); }));
       run.before_timing();
       kbest = std::min(kbest, timed([&] { last = run.run(); }));
       if (!last.ok()) return report(last);
     }
     keep_best(k.direction, best_q, best_dq, bbest);
-    kernel_rows.push_back(make_row(k.name, n, kbest, bbest));
+    Row row = make_row(k.name, n, kbest, bbest);
+    if (k.two_pass) row.extra = {{"ratio_to_two_pass", two_best / kbest}};
+    kernel_rows.push_back(std::move(row));
   }
   // The peers (bench/peers.hpp): each timed interleaved with its plain baseline and with the
   // qscheme row it pairs with, on that row's input.
   std::vector<Row> peer_rows;
   for (const bench::Peer& p : bench::peers()) {
+    if (!selected(args, p.qscheme_row)) continue;
     auto fail = [&](const Status& st) { return report(Status(st.code(), std::string(p.name) + ": " + st.message())); };
     const bench::Kernel* k = find_kernel(p.qscheme_row);
     if (!k) return fail(Status(ErrorCode::internal, std::string("no row ") + p.qscheme_row));
@@ -231,15 +249,19 @@ int run_kernels(const BenchArgs& args) {
     mbase = std::min(mbase, timed([&] { base(bench::Direction::quantize); }));
     mbest = std::min(mbest, timed([&] { bench::baseline_two_pass_block_maxima(x.data(), q_out.data(), n, threads); }));
   }
-  rows.push_back(make_row("baseline read4 write1", n, best_q, 0));
-  rows.push_back(make_row("baseline read1 write4", n, best_dq, 0));
-  rows.push_back(make_row("baseline read4 write1 streaming", n, sq, sq_base));
-  rows.push_back(make_row("baseline read1 write4 streaming", n, sdq, sdq_base));
-  rows.push_back(make_row("baseline two-pass read4 read4 write0.5", n, tbest, tbase));
-  rows.push_back(make_row("baseline two-pass prefetched", n, pbest, pbase));
-  rows.push_back(make_row("baseline two-pass block maxima", n, mbest, mbase));
-  rows.push_back(make_row("baseline read4 write1 in cache", nc, best_probe_q, 0));
-  rows.push_back(make_row("baseline read1 write4 in cache", nc, best_probe_dq, 0));
+  // A baseline that only the kernel rows time is left out when --rows selects none of them.
+  auto baseline = [&](const char* name, std::size_t elements, double secs, double base_secs) {
+    if (secs < 1e300) rows.push_back(make_row(name, elements, secs, base_secs));
+  };
+  baseline("baseline read4 write1", n, best_q, 0);
+  baseline("baseline read1 write4", n, best_dq, 0);
+  baseline("baseline read4 write1 streaming", n, sq, sq_base);
+  baseline("baseline read1 write4 streaming", n, sdq, sdq_base);
+  baseline("baseline two-pass read4 read4 write0.5", n, tbest, tbase);
+  baseline("baseline two-pass prefetched", n, pbest, pbase);
+  baseline("baseline two-pass block maxima", n, mbest, mbase);
+  baseline("baseline read4 write1 in cache", nc, best_probe_q, 0);
+  baseline("baseline read1 write4 in cache", nc, best_probe_dq, 0);
   rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
   rows.insert(rows.end(), peer_rows.begin(), peer_rows.end());
   if (args.json) {
@@ -290,6 +312,8 @@ int run_kernels(const BenchArgs& args) {
     } else if (r.extra.contains("qscheme_over_peer")) {
       note = fmt::format("  qscheme/peer {:.3f} ({})", r.extra["qscheme_over_peer"].get<double>(),
                          r.extra["qscheme_row"].get<std::string>());
+    } else if (r.extra.contains("ratio_to_two_pass")) {
+      note = fmt::format("  {:.3f} of the two-pass bound", r.extra["ratio_to_two_pass"].get<double>());
     }
     fmt::print("{:<64} {:>14.4g} {:>10.3f} {:>12.3f}{}\n", r.kernel, r.elements_per_s, r.gb_per_s,
                r.ratio_to_baseline, note);
@@ -439,6 +463,9 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--sweeps", args->sweeps,
                   "with --vs-reference: passes over the tuples; each timing is the best of all passes (default 2)")
       ->check(CLI::Range(1, 100));
+  app->add_option("--rows", args->rows,
+                  "run only the kernel rows whose names contain one of these ';'-separated parts, e.g. "
+                  "'quantize nvfp4' (the baselines always run)");
   app->add_option("--target", args->target, "force a Highway target (see qscheme info)");
   app->add_option("--cpus", args->cpus,
                   "run on these CPUs only, e.g. 0 or 0,2-3 (threads default to their count); figures differ "

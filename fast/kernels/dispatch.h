@@ -152,6 +152,15 @@ struct StepScaleSpec {
   float hi = 127;
 };
 
+// nvidia-nvfp4's block scales (fast/te_nvfp4.hpp), per block from a (f32 bits, finite, >= 0:
+// its max |x|, or a given scale), all in f32: v = min(f32(a * mult), f32max); its ue4m3 pattern,
+// nearest with ties to even, saturating at 448; e = f32(value * g); the codes' multiplier
+// min(f32(1 / e), f32max), f32max for e = 0.
+struct TeScaleSpec {
+  float mult = 1;
+  float g = 1;
+};
+
 // What dequant_ggml reads: ggml's blocks (block_q8_0: the f16 scale d, little-endian, then 32 int8
 // codes; block_q4_0 (nibbles): d, then 16 bytes holding code i + 8 in byte i's low nibble and code
 // i + 16 + 8 in its high nibble), the least code allowed (-127 or -7 under a kind's standard range,
@@ -264,6 +273,11 @@ struct Kernels {
   // from stat[k] (finite). Scalar twin: scalar::step_scale.
   void (*step_scales)(const std::uint32_t* stat, std::size_t nb, const StepScaleSpec& s, std::uint32_t* bits,
                       float* operand);
+  // TeScaleSpec's steps for k < nb: bits[k] the ue4m3 pattern, r[k] the codes' multiplier, from
+  // a[k]. Returns the first k whose e = f32(value * g) is infinite (a given global's), else nb.
+  // Scalar twin: scalar::te_scale.
+  std::size_t (*te_scales)(const std::uint32_t* a, std::size_t nb, const TeScaleSpec& s, std::uint32_t* bits,
+                           float* r);
 
   // -- quantize-inl.h: codes, one segment under one scale (i32 codes)
   // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e
@@ -313,10 +327,12 @@ struct Kernels {
   // -- steps-inl.h: codes of the f32-step recipes
   // Codes of x[0..len) by the steps of s; element i lies in block (start + i) / bw - start / bw of
   // r (bw == 0: r[0] for all). Exactly one of out32 (i32 codes) and out8 (their low bytes) is
-  // non-null. Preconditions: no t is NaN under the clamp rule or for minifloats; the tie
-  // half_up_offset exactly with saturation upper_only, and lo <= -1 there.
+  // non-null. nibbles (optional, with out8, 4-bit kinds, len even): the codes two per byte
+  // instead, low nibble first, as quantize_codes writes them; out8 is then scratch with
+  // unspecified contents. Preconditions: no t is NaN under the clamp rule or for minifloats; the
+  // tie half_up_offset exactly with saturation upper_only, and lo <= -1 there.
   void (*quantize_steps)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
-                         const StepSpec& s, std::int32_t* out32, std::uint8_t* out8);
+                         const StepSpec& s, std::int32_t* out32, std::uint8_t* out8, std::uint8_t* nibbles);
 
   // -- pack-inl.h: storage elements
   // out[i] = low byte of c[i].

@@ -161,12 +161,11 @@ HWY_INLINE void StoreNibbles(DI di, hn::Vec<DI> q, std::uint8_t* HWY_RESTRICT co
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// StoreNibbles of four consecutive 16-lane vectors of codes in 0..15 (E2M1CodesNear's, whose lanes
-// hold nothing else): 32 bytes from one gather of the four into bytes of each lane, one pairing
-// of lanes and two shuffles, instead of four truncations (two uops each) and four stores.
-template <class DF>
-HWY_INLINE void StoreNibbles4(const hn::Vec<hn::Rebind<std::int32_t, DF>>* q, const FastConsts<DF>& k,
-                              std::uint8_t* HWY_RESTRICT out) {
+// StoreNibbles of four consecutive 16-lane vectors of codes in 0..15 (whose lanes hold nothing
+// else): 32 bytes from one gather of the four into bytes of each lane, one pairing of lanes and
+// two shuffles (k: NibbleShuffles'), instead of four truncations (two uops each) and four stores.
+template <class V, class K>
+HWY_INLINE void StoreNibbles4(const V* q, const K& k, std::uint8_t* HWY_RESTRICT out) {
   // Lane i: the codes of lane i of q[0..3] in bytes 0..3.
   const __m512i b = _mm512_ternarylogic_epi32(q[0].raw, _mm512_slli_epi32(q[1].raw, 8), _mm512_slli_epi32(q[2].raw, 16), 0xFE);
   const __m512i c = _mm512_or_si512(b, _mm512_slli_epi32(q[3].raw, 24));

@@ -196,11 +196,15 @@ inline std::int32_t step_code(float x, float r, const kernels::StepSpec& s) {
 }
 
 inline void quantize_steps(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
-                           const kernels::StepSpec& s, std::int32_t* out32, std::uint8_t* out8) {
+                           const kernels::StepSpec& s, std::int32_t* out32, std::uint8_t* out8,
+                           std::uint8_t* nibbles = nullptr) {
   for (std::size_t i = 0; i < len; ++i) {
     const std::int32_t c = step_code(x[i], r[bw == 0 ? 0 : (start + i) / bw - start / bw], s);
     if (out32) out32[i] = c;
     else out8[i] = static_cast<std::uint8_t>(c & 0xFF);
+  }
+  for (std::size_t i = 0; nibbles && i + 1 < len; i += 2) {
+    nibbles[i / 2] = static_cast<std::uint8_t>((out8[i] & 0xF) | (out8[i + 1] << 4));
   }
 }
 
@@ -256,6 +260,16 @@ inline void step_scale(std::uint32_t stat, const kernels::StepScaleSpec& s, std:
   } else {
     *operand = a != 0.0f ? s.hi / a : 0.0f;
   }
+}
+
+// TeScaleSpec's steps for one block (kernels::te_scales), on host f32 arithmetic and
+// mini_encode's grid walk; true where e overflowed.
+inline bool te_scale(std::uint32_t a, const kernels::TeScaleSpec& s, std::uint32_t* bits, float* r) {
+  const float v = std::min(f32_from_bits(a) * s.mult, std::numeric_limits<float>::max());
+  *bits = static_cast<std::uint32_t>(mini_encode(static_cast<double>(v), false, kE4M3));
+  const float e = static_cast<float>(mini_value(static_cast<int>(*bits), kE4M3)) * s.g;
+  *r = e == 0.0f ? std::numeric_limits<float>::max() : std::min(1.0f / e, std::numeric_limits<float>::max());
+  return std::isinf(e);
 }
 
 // ggml's blocks to values (kernels::dequant_ggml), block by block: the f16 scale's value by its

@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "fast/kernels/dispatch.h"
+#include "fast/kernels/minifloat-inl.h"
 #include "fast/kernels/vector-inl.h"
 #include "hwy/highway.h"
 
@@ -648,6 +649,62 @@ HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::si
     std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
     std::memcpy(operand + k, ob, (nb - k) * sizeof(float));
   }
+}
+
+// ---- nvidia-nvfp4's scales (TeScaleSpec)
+
+// The e4m3 magnitude code of v (f32 lanes, finite, >= 0), nearest with ties to even, saturating
+// at 448 (0x7E). From 2^-6 on, v's pattern rounded to 3 mantissa bits (plus half a unit less one,
+// plus the kept bit: ties to even; a carry into the exponent is the next binade's code, and codes
+// grow with values, so the saturation is a min), less the bias difference; below, q = v 2^9
+// (exact) rounded half to even is the subnormal code, 8 for a q that reaches 2^-6.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> E4m3EvenCode(DF df, hn::Vec<DF> v) {
+  const hn::RebindToSigned<DF> di;
+  const auto b = hn::BitCast(di, v);
+  const auto rounded = hn::ShiftRight<20>(hn::Add(b, hn::Add(hn::Set(di, (1 << 19) - 1), hn::And(hn::ShiftRight<20>(b), hn::Set(di, 1)))));
+  const auto normal = hn::Min(hn::Sub(rounded, hn::Set(di, 120 << 3)), hn::Set(di, 0x7E));
+  const auto sub = hn::ConvertTo(di, hn::Round(hn::Mul(v, hn::Set(df, 512.0f))));
+  return hn::IfThenElse(hn::RebindMask(di, hn::Lt(v, hn::Set(df, 0x1p-6f))), sub, normal);
+}
+
+// TeScaleSpec's steps, N blocks at a time; the tail through a padded buffer.
+HWY_NOINLINE std::size_t TeScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::size_t nb, const TeScaleSpec& s,
+                                      std::uint32_t* HWY_RESTRICT bits, float* HWY_RESTRICT r) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const std::size_t N = hn::Lanes(df);
+  const auto mult = hn::Set(df, s.mult), g = hn::Set(df, s.g), fmax = hn::Set(df, std::numeric_limits<float>::max());
+  const auto one_f = hn::Set(df, 1.0f), inf = hn::Set(df, std::numeric_limits<float>::infinity());
+  const MiniParams e4m3 = Mini(0);
+  // The lanes' index of the first infinite e, or N.
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pr) -> std::size_t {
+    const auto v = hn::Min(hn::Mul(hn::BitCast(df, hn::LoadU(du, src)), mult), fmax);
+    const auto code = E4m3EvenCode(df, v);
+    hn::StoreU(hn::BitCast(du, code), du, pb);
+    const auto e = hn::Mul(MiniValue(di, code, e4m3), g);
+    hn::StoreU(hn::IfThenElse(hn::Eq(e, hn::Zero(df)), fmax, hn::Min(hn::Div(one_f, e), fmax)), df, pr);
+    const intptr_t at = hn::FindFirstTrue(df, hn::Eq(e, inf));
+    return at < 0 ? N : static_cast<std::size_t>(at);
+  };
+  std::size_t first = nb;
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) {
+    const std::size_t at = one(a + k, bits + k, r + k);
+    if (at < N && first == nb) first = k + at;
+  }
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};
+    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    HWY_ALIGN float rb[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(ab, a + k, (nb - k) * sizeof(std::uint32_t));
+    const std::size_t at = one(ab, bb, rb);
+    if (at < nb - k && first == nb) first = k + at;
+    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(r + k, rb, (nb - k) * sizeof(float));
+  }
+  return first;
 }
 
 // ---- narrow blocks: one scale per lane

@@ -116,9 +116,29 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfAwayF32AddCode(DF df, hn::V
   return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Floor(hn::Add(q, hn::Set(df, 0.5f)))), code);
 }
 
-// Minifloat codes of t (f32 lanes, not NaN): the magnitude's code in f64 lanes (MiniMagCode,
-// exact for every f32) or, kAway, microxcaling's (HalfAwayF32AddCode); t's sign; with kPlusZero a
-// zero t (either sign) gives +0.
+// Round-to-nearest-even of a = |t| (f32 lanes, not NaN) onto a minifloat's grid, as the magnitude
+// code. From 2^emin on, a's pattern rounded to m mantissa bits: half a unit of the last kept bit
+// less one, plus that bit, added below it (ties to even), the bits below dropped; a carry into
+// the exponent is the next binade's code, and codes grow with values, so the saturation is a min
+// (an inf a included). Below, q = a 2^(m - emin) is exact (a power-of-two scaling up) and Round
+// rounds it half to even: the subnormal code, 2^m (the least normal's) for a q that reaches it.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfEvenCode(DF df, hn::Vec<DF> a, const MiniParams& mp) {
+  const hn::RebindToSigned<DF> di;
+  const int shift = 23 - mp.m;
+  const auto b = hn::BitCast(di, a);
+  const auto kept = hn::And(hn::ShiftRightSame(b, shift), hn::Set(di, 1));
+  const auto rounded = hn::ShiftRightSame(hn::Add(b, hn::Add(hn::Set(di, (1 << (shift - 1)) - 1), kept)), shift);
+  const auto code = hn::Min(hn::Sub(rounded, hn::Set(di, (127 + mp.emin - 1) << mp.m)), hn::Set(di, mp.max_code));
+  // No branch on the subnormal lanes: e2m1's lie below 1, where most calibrated codes do.
+  const auto in_sub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.emin)))));
+  const auto q = hn::Mul(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.m - mp.emin))));
+  return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Round(q)), code);
+}
+
+// Minifloat codes of t (f32 lanes, not NaN): the magnitude's code rounded to even (HalfEvenCode)
+// or, kAway, microxcaling's (HalfAwayF32AddCode); t's sign; with kPlusZero a zero t (either sign)
+// gives +0.
 template <bool kPlusZero, bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -126,13 +146,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
   if constexpr (kAway) {
     code = HalfAwayF32AddCode(df, hn::Abs(t), mp);
   } else {
-    const hn::Half<DF> dh;
-    const hn::Rebind<double, decltype(dh)> dd;
-    const hn::Rebind<std::int32_t, decltype(dh)> dhi;
-    auto half_code = [&](hn::Vec<decltype(dh)> th) {
-      return hn::DemoteTo(dhi, MiniMagCode(dd, hn::PromoteTo(dd, hn::Abs(th)), mp.m, mp.emin, mp.vmax));
-    };
-    code = hn::Combine(di, half_code(hn::UpperHalf(dh, t)), half_code(hn::LowerHalf(dh, t)));
+    code = HalfEvenCode(df, hn::Abs(t), mp);
   }
   auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
   if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
@@ -144,7 +158,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
 template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
 HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
-                               std::uint8_t* HWY_RESTRICT out8) {
+                               std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
@@ -175,11 +189,31 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
     // setup cost as much as their codes).
     const unsigned lg = static_cast<unsigned>(hwy::Num0BitsBelowLS1Bit_Nonzero64(bw / N));
     const std::size_t nv = len / N;
-    for (std::size_t v = 0; v < nv; ++v) {
-      if (v * N % 16 == 0) hwy::Prefetch(pf + v * N);
-      const auto c = code_of(hn::LoadU(df, x + v * N), hn::Set(df, r[v >> lg]));
+    std::size_t v = 0;
+    auto code_at = [&](std::size_t w) QSCHEME_INLINE_LAMBDA {
+      if (w * N % 16 == 0) hwy::Prefetch(pf + w * N);
+      return code_of(hn::LoadU(df, x + w * N), hn::Set(df, r[w >> lg]));
+    };
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kKind != 0 && hn::MaxLanes(df) == 16) {
+      // e2m1's nibbles four vectors at a time (StoreNibbles4: one shuffle pair for 32 bytes).
+      using VI = decltype(hn::Zero(di));
+      struct {
+        VI nib_bytes, nib_words;
+      } k;
+      NibbleShuffles(k.nib_bytes, k.nib_words);
+      for (; nibbles && v + 4 <= nv; v += 4) {
+        const VI q[4] = {code_at(v), code_at(v + 1), code_at(v + 2), code_at(v + 3)};
+        StoreNibbles4(q, k, nibbles + v * N / 2);
+      }
+    }
+#endif
+    for (; v < nv; ++v) {
+      const auto c = code_at(v);
       if (out32) {
         hn::StoreU(c, di, out32 + v * N);
+      } else if (nibbles) {
+        StoreNibbles(di, c, out8 + v * N, nibbles + v * N / 2);
       } else {
         StoreCodeBytes(di, c, out8 + v * N);
       }
@@ -188,6 +222,7 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
     k = i / bw;
     first = bw - i % bw;  // what is left of block k
   }
+  const std::size_t packed = nibbles ? i : len;  // every x86 target's N is even
   for (bool head = true; i < len; head = false) {
     const std::size_t cnt = std::min(len - i, head ? first : bw);
     const auto vr = hn::Set(df, r[k]);
@@ -205,53 +240,54 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
     i += cnt;
     ++k;
   }
+  if (packed < len) PackNibbles(out8 + packed, len - packed, nibbles + packed / 2);
 }
 
 template <StepOp kOp, StepTie kTie, StepSaturation kSat>
 HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                   const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
-                                  std::uint8_t* HWY_RESTRICT out8) {
-  if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8);
+                                  std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
+  if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
   constexpr int kMini = kTie == StepTie::away ? 3 : 1;
-  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8);
-  QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8);
+  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8, nibbles);
+  QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8, nibbles);
 }
 
 template <StepOp kOp>
 HWY_INLINE void QuantizeStepsOp(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                 const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
-                                std::uint8_t* HWY_RESTRICT out8) {
+                                std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
   // Minifloats saturate by the grid alone: one instance per rounding.
   if (s.fmt >= 0) {
-    if (s.tie == StepTie::away) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
-    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+    if (s.tie == StepTie::away) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
+    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
   }
   // ggml's rules (integers only).
   switch (s.saturation) {
     case StepSaturation::upper_only:
-      return QuantizeStepsT<kOp, StepTie::half_up_offset, StepSaturation::upper_only, 0>(x, len, start, bw, r, s, out32, out8);
+      return QuantizeStepsT<kOp, StepTie::half_up_offset, StepSaturation::upper_only, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
     case StepSaturation::x86_wrap:
-      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8);
-      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8);
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
     case StepSaturation::x86_full_range:
-      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8);
-      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8);
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
     default: break;
   }
   const bool torch_sat = s.saturation == StepSaturation::int64_min_then_clamp;
   if (s.tie == StepTie::even) {
-    if (torch_sat) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
-    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+    if (torch_sat) return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
+    return QuantizeStepsKind<kOp, StepTie::even, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
   }
-  if (torch_sat) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8);
-  QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8);
+  if (torch_sat) return QuantizeStepsKind<kOp, StepTie::away, StepSaturation::int64_min_then_clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
+  QuantizeStepsKind<kOp, StepTie::away, StepSaturation::clamp>(x, len, start, bw, r, s, out32, out8, nibbles);
 }
 
 HWY_NOINLINE void QuantizeStepsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                     const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
-                                    std::uint8_t* HWY_RESTRICT out8) {
-  if (s.op == StepOp::divide) return QuantizeStepsOp<StepOp::divide>(x, len, start, bw, r, s, out32, out8);
-  QuantizeStepsOp<StepOp::multiply>(x, len, start, bw, r, s, out32, out8);
+                                    std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
+  if (s.op == StepOp::divide) return QuantizeStepsOp<StepOp::divide>(x, len, start, bw, r, s, out32, out8, nibbles);
+  QuantizeStepsOp<StepOp::multiply>(x, len, start, bw, r, s, out32, out8, nibbles);
 }
 
 }  // namespace HWY_NAMESPACE
