@@ -457,7 +457,7 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_for_every_supported_extension_tuple_s
   const Counts n = Sweep(qscheme::extension_space(), qscheme::testing::SanitizerStride(4),
                          {Profile::exact, Profile::burn, Profile::onnx});
   BOOST_TEST(n.schemes == 335u);
-  BOOST_TEST(n.by_reference > (qscheme::testing::kSanitized ? 50000u : 200000u));
+  BOOST_TEST(n.by_reference > (qscheme::testing::kSanitized ? 30000u : 200000u));
   BOOST_TEST(n.reference_checked > (qscheme::testing::kSanitized ? 2000u : 10000u));
 }
 
