@@ -23,6 +23,13 @@ void* aligned_block(std::size_t bytes) {
 
 }  // namespace
 
+void release_unit_scratch() noexcept {
+  if (kept.busy) return;
+  std::free(kept.p);
+  kept.p = nullptr;
+  kept.cap = 0;
+}
+
 UnitScratch::UnitScratch(std::size_t bytes) {
   if (bytes > SIZE_MAX - 64) throw std::bad_alloc();
   if (kept.busy) {

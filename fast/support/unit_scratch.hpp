@@ -10,6 +10,9 @@
 
 namespace qscheme::fast::detail {
 
+// Frees the calling thread's kept block unless a call holds it (release_scratch, fast.hpp).
+void release_unit_scratch() noexcept;
+
 class UnitScratch {
  public:
   // At least `bytes` bytes, 64-byte aligned, uninitialised; throws std::bad_alloc as new[] does.
