@@ -479,11 +479,11 @@ class KernelRun {
   const QuantizedTensor& quantized() const { return q_; }         // the same, before encoding
 
   // Untimed, before each timed run(): for a first-call row, hands the thread's kept scratch
-  // mapping (fast/support/big_buffer.hpp) and malloc's free memory back to the kernel, so that the call
-  // faults its scratch in as a process's first call does.
+  // (fast::release_scratch: the whole-tensor mapping and the per-unit block) and malloc's free
+  // memory back to the kernel, so that the call faults its scratch in as a process's first call does.
   void before_timing() {
     if (!kernel_.first_call) return;
-    fast::detail::release_kept();
+    fast::release_scratch();
 #if defined(__GLIBC__)
     malloc_trim(0);
 #endif

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <memory>
 
 #include "fast/bytes_plan.hpp"
 #include "fast/exact_scale.h"
@@ -16,6 +15,7 @@
 #include "fast/support/big_buffer.hpp"
 #include "fast/ext_stage.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/support/unit_scratch.hpp"
 #include "fast/tensor_checks.hpp"
 #include "fast/value_codes.hpp"
 #include "scheme/errors.hpp"
@@ -144,20 +144,26 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     return ok || !check;
   };
 
-  // A thread's unpacked codes of one unit (up to 16 rows); none for a native store, whose codes
-  // are the bytes. Not zeroed (each unit writes what it reads): zeroing them was a tenth of an
-  // in-cache q8_0 call.
-  auto unit_codes = [&] {
-    return std::unique_ptr<std::uint8_t[]>(native ? nullptr : new std::uint8_t[16 * p.chunk]);
+  // Units whose codes are their bytes or their bytes' nibbles in order (one row, storage elements
+  // filled): kernels::dequant_unit reads, checks and dequantizes them in one pass.
+  const bool direct_rows = !p.vertical && (p.bits == 8 || p.bits == 4);
+  auto direct = [&](const detail::BytesPlan::Unit& un) { return direct_rows && un.len % p.nq == 0; };
+  // A thread's unpacked codes of one unit (up to 16 rows), from its kept scratch
+  // (support/unit_scratch.hpp); none for a native store, whose codes are the bytes, nor for values
+  // where every unit is direct. Not zeroed (each unit writes what it reads): zeroing them was a
+  // tenth of an in-cache q8_0 call.
+  auto codes_bytes = [&](bool values) {
+    const bool none = native || (values && direct_rows && p.L % p.nq == 0);
+    return none ? std::size_t{0} : 16 * p.chunk;
   };
   std::atomic<bool> failed{false};
   if (policy == OutputPolicy::untouched_on_error) {
     detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-      const std::unique_ptr<std::uint8_t[]> codes = unit_codes();
+      detail::UnitScratch codes(codes_bytes(false));
       const std::uint8_t* rows[16];
       detail::BytesPlan::Walk walk(p, ub);
       for (std::uint64_t u = ub; u < ue && !failed.load(std::memory_order_relaxed); ++u, ++walk) {
-        if (!unpack(*walk, codes.get(), rows, true)) failed = true;
+        if (!unpack(*walk, codes.data(), rows, true)) failed = true;
       }
     });
     if (failed.load()) return general_dequantize(scheme, shape, bytes, len, profile, out, n);
@@ -167,8 +173,11 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
   // element.
   const bool stream = l.elements * sizeof(float) >= kernels::StreamBytes();
   detail::parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    const std::unique_ptr<std::uint8_t[]> codes = unit_codes();
-    const std::unique_ptr<float[]> buf(stream ? new float[p.chunk] : nullptr);  // not zeroed: written first
+    // The codes, then the streamed values' buffer (not zeroed: written first).
+    const std::size_t cb = detail::UnitScratch::rounded(codes_bytes(true));
+    detail::UnitScratch scratch(cb + (stream ? p.chunk * sizeof(float) : 0));
+    std::uint8_t* const codes = scratch.data();
+    float* const buf = stream ? reinterpret_cast<float*>(scratch.data() + cb) : nullptr;
     const kernels::StreamFence fence{stream};
     const std::uint8_t* rows[16];
     const bool check = policy == OutputPolicy::single_pass;  // else checked by the pass above
@@ -176,14 +185,30 @@ Status dequantize_from_bytes(const Scheme& scheme, Shape shape, const std::uint8
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
       if (failed.load(std::memory_order_relaxed)) return;
       const detail::BytesPlan::Unit& un = *walk;
-      if (!unpack(un, codes.get(), rows, check)) {
+      if (direct(un)) {
+        const std::uint64_t r = un.row[0];
+        float* to = out + r * p.L + un.c0;
+        float* dst = stream ? buf : to;
+        const float* s = p.bw == 0 ? sv.data() : sv.data() + r * p.nbr + un.c0 / p.bw;
+        // Under untouched_on_error the pass above checked these codes already.
+        if (!kf.dequant_unit(bytes + un.value_offset, un.len, un.c0, p.bw, s, static_cast<float>(g), p.code, dst)) {
+          failed = true;
+          return;
+        }
+        if (stream) {
+          kf.stream_copy(reinterpret_cast<std::uint8_t*>(to), reinterpret_cast<const std::uint8_t*>(dst),
+                         un.len * sizeof(float));
+        }
+        continue;
+      }
+      if (!unpack(un, codes, rows, check)) {
         failed = true;
         return;
       }
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         float* to = out + r * p.L + un.c0;
-        float* dst = stream ? buf.get() : to;
+        float* dst = stream ? buf : to;
         const float* s = p.bw == 0 ? sv.data() : sv.data() + r * p.nbr + un.c0 / p.bw;
         kf.dequant_codes(rows[i], un.len, un.c0, p.bw, s, static_cast<float>(g), p.code, dst);
         if (stream) {

@@ -151,8 +151,10 @@ unsigned threads();
 
 // Each thread that runs a two-pass quantize_to_bytes or a dequantize keeps its largest
 // whole-tensor scratch (at most one mapping: 1/16 of its largest f32 input for nvfp4, 1/32 for
-// q8_0) so that its next call does not fault it in again (docs/PERFORMANCE.md, "First calls").
-// This gives the calling thread's back to the system; it is also freed when the thread exits.
+// q8_0) so that its next call does not fault it in again (docs/PERFORMANCE.md, "First calls"),
+// and every thread that runs the units stages its block of per-unit scratch (about 40 KiB), so
+// that a call allocates none. This gives the calling thread's back to the system; both are also
+// freed when the thread exits.
 void release_scratch() noexcept;
 
 // ---- Highway targets ---------------------------------------------------------------------------

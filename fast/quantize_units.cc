@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "fast/exact_scale.h"
@@ -24,29 +23,35 @@
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/support/unit_scratch.hpp"
 
 namespace qscheme::fast::detail {
 namespace {
 
-// Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks.
-// Left uninitialised (every entry is written before it is read): zeroing them cost as much as a
-// small tensor's quantization.
+// Per-thread scratch of one unit: codes of up to 16 rows, and the scales of one chunk's blocks,
+// carved from the thread's kept block (support/unit_scratch.hpp). Left uninitialised (every entry
+// is written before it is read): zeroing them cost as much as a small tensor's quantization.
 struct Scratch {
-  std::unique_ptr<std::uint8_t[]> codes;
-  std::unique_ptr<std::uint32_t[]> amax, bits, tight;
-  std::unique_ptr<double[]> e;
-  std::unique_ptr<float[]> inv, eb;      // eb: Burn's divisors, or the f32 operands of microxcaling's codes
-  std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
-  Scratch(const BytesPlan& p, bool burn, bool mx_steps) {
+  std::uint8_t* codes;
+  std::uint32_t *amax, *bits, *tight;
+  double* e;
+  float *inv, *eb;      // eb: Burn's divisors, or the f32 operands of microxcaling's codes
+  std::int32_t* wide;   // burn: a row's i32 codes before they are narrowed
+  static std::size_t bytes(const BytesPlan& p) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
-    codes.reset(new std::uint8_t[16 * p.chunk]);
-    if (burn || mx_steps) eb.reset(new float[nbc]);
-    if (burn) wide.reset(new std::int32_t[p.chunk]);
-    amax.reset(new std::uint32_t[nbc]);
-    bits.reset(new std::uint32_t[nbc]);
-    tight.reset(new std::uint32_t[nbc]);
-    e.reset(new double[nbc]);
-    inv.reset(new float[nbc]);
+    return UnitScratch::rounded(16 * p.chunk) + 3 * UnitScratch::rounded(nbc * 4) + UnitScratch::rounded(nbc * 8) +
+           2 * UnitScratch::rounded(nbc * 4) + UnitScratch::rounded(p.chunk * 4);
+  }
+  Scratch(UnitScratch& u, const BytesPlan& p) {
+    const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
+    codes = u.take<std::uint8_t>(16 * p.chunk);
+    amax = u.take<std::uint32_t>(nbc);
+    bits = u.take<std::uint32_t>(nbc);
+    tight = u.take<std::uint32_t>(nbc);
+    e = u.take<double>(nbc);
+    inv = u.take<float>(nbc);
+    eb = u.take<float>(nbc);
+    wide = u.take<std::int32_t>(p.chunk);
   }
 };
 
@@ -238,7 +243,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   mx_spec.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
-    Scratch s(p, burn, point.mx_steps || point.te_nvfp4);
+    UnitScratch block(Scratch::bytes(p));
+    Scratch s(block, p);
     const std::uint8_t* rows[16];
     BytesPlan::Walk walk(p, ub);
     for (std::uint64_t u = ub; u < ue; ++u, ++walk) {
@@ -250,7 +256,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       for (std::uint64_t i = 0; i < un.count; ++i) {
         const std::uint64_t r = un.row[i];
         const float* xr = x + r * p.L + un.c0;
-        std::uint8_t* codes = sink.code_row(un, i, s.codes.get());
+        std::uint8_t* codes = sink.code_row(un, i, s.codes);
         rows[i] = codes;
         if (uniform) {
           kernels::CodeSpec uc = uniform_code;
@@ -265,8 +271,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           }
           if (burn) {
             kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, burn_fmt,
-                            s.wide.get(), 1, 1, 0, nullptr);
-            kf.codes_to_bytes(s.wide.get(), un.len, codes);
+                            s.wide, 1, 1, 0, nullptr);
+            kf.codes_to_bytes(s.wide, un.len, codes);
             continue;
           }
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uc, codes,
@@ -283,7 +289,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
         if (burn) {
           // Burn's f32 steps up to the grid, the round-up, Burn's divisors, then its codes.
-          std::uint32_t* q = s.tight.get();
+          std::uint32_t* q = s.tight;
           bool bad = false;
           if (given) {
             if (!prepass) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
@@ -292,8 +298,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             if (prepass) {
               a = &amax[j0];
             } else {
-              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u;
-              a = s.amax.get();
+              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) >= 0x7F800000u;
+              a = s.amax;
             }
             for (std::uint64_t k = 0; !bad && k < nbc; ++k) {
               float qk = 0;
@@ -301,25 +307,25 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
               q[k] = scalar::f32_bits(qk);
             }
           }
-          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits, s.e, s.inv, nullptr, nullptr);
           for (std::uint64_t k = 0; !bad && k < nbc; ++k) bad = !burn_divisor_of(s.e[k], p.two, bg, &s.eb[k]);
           if (bad) {
             failed = true;
             return;
           }
-          sink.block_scales(j0, s.bits.get(), nbc);
-          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
-                          s.wide.get(), 1, 1, 0, nullptr);
-          kf.codes_to_bytes(s.wide.get(), un.len, codes);
+          sink.block_scales(j0, s.bits, nbc);
+          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb, burn_mode, vi.lo, vi.hi, burn_fmt,
+                          s.wide, 1, 1, 0, nullptr);
+          kf.codes_to_bytes(s.wide, un.len, codes);
           continue;
         }
         if (point.te_nvfp4) {
           // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
-          if (te_unit_maxima) kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
-          te_nvfp4_blocks(kf, te, te_unit_maxima ? s.amax.get() : &amax[j0], nbc, s.bits.get(), s.eb.get());
+          if (te_unit_maxima) kf.block_max_abs_bits(xr, un.len, p.bw, s.amax);
+          te_nvfp4_blocks(kf, te, te_unit_maxima ? s.amax : &amax[j0], nbc, s.bits, s.eb);
           const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-          if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
-          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), te_spec, nullptr, codes, nibbles);
+          if (k0 < nbc) sink.block_scales(j0 + k0, s.bits + k0, nbc - k0);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb, te_spec, nullptr, codes, nibbles);
           packed = nibbles != nullptr;
           continue;
         }
@@ -328,10 +334,10 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           // needs them there, here in one pass when a zero scale or the clamp does.
           const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
           if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
-          if (unit_maxima) a = s.amax.get();
+          if (unit_maxima) a = s.amax;
           if (!prepass) {
             const std::uint32_t t =
-                unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
+                unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) : kf.max_abs_bits(xr, un.len);
             bool bad = t >= 0x7F800000u;
             for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
             if (bad) {
@@ -340,10 +346,10 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             }
           }
           // The given values as maxima of the scale kernel (spec above), -0 as +0.
-          std::uint32_t* gb = s.tight.get();
+          std::uint32_t* gb = s.tight;
           const float* gv = given->block.data() + r * p.nbr + kb;
           for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
-          facts = kf.scales_from_max(gb, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          facts = kf.scales_from_max(gb, nbc, spec, s.bits, s.e, s.inv, nullptr, nullptr);
           bool in_range = clamp_kind && a != nullptr;
           for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
           cs.clamp = !in_range;
@@ -353,14 +359,14 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           if (prepass) {
             a = &amax[j0];
           } else {
-            if (kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u) {
+            if (kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) >= 0x7F800000u) {
               failed = true;
               return;
             }
-            a = s.amax.get();
+            a = s.amax;
           }
           const kernels::ExponentFacts xf =
-              kf.exponent_scales(a, nbc, exponent.spec(), s.bits.get(), s.e.get(), s.inv.get());
+              kf.exponent_scales(a, nbc, exponent.spec(), s.bits, s.e, s.inv);
           if (xf.nan_scale) {
             failed = true;
             return;
@@ -371,8 +377,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             // microxcaling's codes: the f32 steps of x / 2^k (mx_steps.hpp).
             for (std::uint64_t k = 0; k < nbc; ++k) s.eb[k] = mx_multiplier(s.bits[k]);
             const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-            if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
-            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), mx_spec, nullptr, codes, nibbles);
+            if (k0 < nbc) sink.block_scales(j0 + k0, s.bits + k0, nbc - k0);
+            kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb, mx_spec, nullptr, codes, nibbles);
             packed = nibbles != nullptr;
             continue;
           }
@@ -385,15 +391,15 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             a = &amax[r * p.nbr + kb];
             for (std::uint64_t k = 0; needs_top && k < nbc; ++k) top = std::max(top, a[k]);
           } else {
-            top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get());
+            top = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax);
             if (top >= 0x7F800000u) {
               failed = true;
               return;
             }
-            a = s.amax.get();
+            a = s.amax;
           }
-          facts = kf.scales_from_max(a, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(),
-                                     asymmetric(cs.lo, cs.hi) ? s.tight.get() : nullptr, nullptr);
+          facts = kf.scales_from_max(a, nbc, spec, s.bits, s.e, s.inv,
+                                     asymmetric(cs.lo, cs.hi) ? s.tight : nullptr, nullptr);
           plan = lowest_plan(cs.lo, cs.hi, facts.tight, nbc);
           cs.lo = plan.lo;
           // No clamp needed when no scale saturated at the grid's max: then e >= 2 max|x| / W.
@@ -401,10 +407,10 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         }
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
-        if (k0 < nbc) sink.block_scales(j0 + k0, s.bits.get() + k0, nbc - k0);
+        if (k0 < nbc) sink.block_scales(j0 + k0, s.bits + k0, nbc - k0);
         // Codes put back by their pattern below need the byte codes first.
         std::uint8_t* nib = plan.put_back ? nullptr : nibbles;
-        kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv.get(), s.e.get(), facts.any_far, cs, codes, nib);
+        kf.quantize_codes(xr, un.len, un.c0, p.bw, s.inv, s.e, facts.any_far, cs, codes, nib);
         packed = nib != nullptr;
         if (packed) continue;
         for (std::uint64_t k = 0; plan.put_back && k < nbc; ++k) {

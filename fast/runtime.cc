@@ -7,6 +7,7 @@
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
+#include "fast/support/unit_scratch.hpp"
 
 namespace qscheme::fast {
 namespace {
@@ -26,7 +27,10 @@ Status set_threads(unsigned n) {
 }
 unsigned threads() { return g_threads.load(); }
 
-void release_scratch() noexcept { detail::release_kept(); }
+void release_scratch() noexcept {
+  detail::release_kept();
+  detail::release_unit_scratch();
+}
 
 std::string current_target() { return kernels::CurrentTarget(); }
 std::vector<std::string> available_targets() { return kernels::AvailableTargets(); }

@@ -76,15 +76,14 @@ class BytesSink {
   }
 
  private:
-  // Little-endian scale patterns of sizeof(T) bytes each, through a typed buffer so that the
-  // compiler vectorizes the narrowing (a unit has dozens of blocks).
+  // Little-endian scale patterns of sizeof(T) bytes each, stored as they are narrowed (the compiler
+  // vectorizes the loop; a unit has dozens of blocks). Through a typed buffer and a memcpy of
+  // variable length, the copy was a `rep movsq`, which cost an in-cache 64K q8_0 quantize 2-3%.
   template <class T>
   static void narrow(const std::uint32_t* bits, std::uint64_t n, std::uint8_t* out) {
-    T t[256];
-    for (std::uint64_t k0 = 0; k0 < n; k0 += 256) {
-      const std::uint64_t m = std::min<std::uint64_t>(256, n - k0);
-      for (std::uint64_t k = 0; k < m; ++k) t[k] = static_cast<T>(bits[k0 + k]);
-      std::memcpy(out + k0 * sizeof(T), t, m * sizeof(T));
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const T t = static_cast<T>(bits[k]);
+      std::memcpy(out + k * sizeof(T), &t, sizeof(T));
     }
   }
   const Scheme& s_;

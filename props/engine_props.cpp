@@ -1,6 +1,7 @@
 // Properties of the engines: fast/ against reference/, byte round trips, error bounds, order,
 // idempotence, calibration bounds, and the relation between the two profiles.
 #include <algorithm>
+#include <bit>
 #include <rapidcheck/boost_test.h>
 
 #include <boost/test/unit_test.hpp>
@@ -1193,6 +1194,57 @@ RC_BOOST_PROP(encode_inverts_decode, ()) {
   const auto rb = reference::encode(*fq);
   RC_ASSERT(rb.ok());
   RC_ASSERT(*rb == bytes);
+}
+
+// Valid bytes with one field that is no code of the kind (q8s's -128, q4s's -8, an e4m3 or e5m2
+// NaN pattern, a native q4s byte outside [-7, 7]) planted at any element, on rows of one to many
+// blocks: dequantize_from_bytes reports what decode reports (code, index, message) under both
+// output policies, so the fused pass that checks and dequantizes a unit at once
+// (kernels::dequant_unit) meets the bad field in its whole steps and in its buffered tail alike.
+RC_BOOST_PROP(dequantize_from_bytes_finds_a_bad_field_anywhere_as_decode_does, ()) {
+  const Scheme s = parse_scheme(*rc::gen::element<std::string>(
+                                    "q8_0", "q4_0", "mxfp8", "mxfp8-e5m2", "q8s:block[16]=f16",
+                                    "q4s:packed-u32(0):block[16]=f16", "q4s:block[32]=bf16", "q8s:packed-u32(0):block[32]=ue8m0"))
+                       .value();
+  const std::uint64_t bw = s.block->size[0];
+  const std::uint64_t cols = bw * *rc::gen::inRange<std::uint64_t>(1, 80) + *rc::gen::element<std::uint64_t>(0, 0, 8, bw / 2);
+  const std::vector<std::uint64_t> shape{*rc::gen::inRange<std::uint64_t>(1, 4), cols};
+  const Layout l = make_layout(s, shape).value();
+  std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
+  std::normal_distribution<float> nd;
+  std::vector<float> x(l.elements);
+  for (float& v : x) v = nd(rng);
+  QuantizedTensor q = fast::quantize(s, shape, x, QuantizeOptions{}).value();
+  // Where element i's field lies: the bits in which the bytes of codes 0 and 1 there differ.
+  const std::uint64_t i = *rc::gen::inRange<std::uint64_t>(0, l.elements);
+  q.codes[i] = 0;
+  std::vector<std::uint8_t> bytes = reference::encode(q).value();
+  q.codes[i] = 1;
+  const std::vector<std::uint8_t> other = reference::encode(q).value();
+  std::size_t at = 0;
+  while (bytes[at] == other[at]) ++at;
+  const int shift = std::countr_zero(static_cast<unsigned>(bytes[at] ^ other[at]));
+  const ValueInfo& vi = info(s.value);
+  const int width = l.packed_axis < 0 ? 8 : vi.bits;
+  std::vector<int> bad;
+  for (int f = 0; f < (1 << width); ++f) {
+    const int code = vi.is_float || f < (1 << (width - 1)) ? f : f - (1 << width);
+    if (!reference::code_value(s.value, code).ok() || (!vi.is_float && (code < vi.lo || code > vi.hi))) bad.push_back(f);
+  }
+  RC_PRE(!bad.empty());
+  const int f = *rc::gen::elementOf(bad);
+  bytes[at] = static_cast<std::uint8_t>((bytes[at] & ~(((1 << width) - 1) << shift)) | (f << shift));
+  const auto r = reference::decode(s, shape, bytes);
+  RC_ASSERT(!r.ok());
+  RC_TAG(std::string(to_code(r.status().code())));
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<float> y(l.elements);
+    const Status st = fast::dequantize_from_bytes(s, shape, bytes.data(), bytes.size(), Profile::exact, y.data(),
+                                                  y.size(), pol);
+    RC_ASSERT(st.code() == r.status().code());
+    RC_ASSERT(st.index() == r.status().index());
+    RC_ASSERT(st.message() == r.status().message());
+  }
 }
 
 // Exact profile: an integer code is round(x / e) unless clipped, so |x - c e| <= e/2; a float

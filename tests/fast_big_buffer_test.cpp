@@ -1,4 +1,5 @@
-// fast/support/big_buffer.hpp: the whole-tensor scratch of the bytes paths. Small arrays come from the
+// fast/support/big_buffer.hpp: the whole-tensor scratch of the bytes paths (and, last,
+// fast/support/unit_scratch.hpp's per-unit block). Small arrays come from the
 // heap, arrays of 64 KiB or more from their own mapping (2 MiB-aligned from 2 MiB on), and a
 // thread keeps its largest mapping for its next call; a call whose scratch is such a recycled
 // mapping, full of the previous call's data, still gives the bytes of the unfused path; and a
@@ -17,6 +18,7 @@
 #include "fast/fast.hpp"
 #include "fast/qscheme.h"
 #include "fast/support/big_buffer.hpp"
+#include "fast/support/unit_scratch.hpp"
 #include "scheme/text.hpp"
 
 namespace fast = qscheme::fast;
@@ -130,6 +132,45 @@ BOOST_AUTO_TEST_CASE(release_scratch_gives_the_kept_mapping_back) {
     fill_and_free();
     qscheme_fast_release_scratch();
     BOOST_TEST(all_zero());
+  }).join();
+}
+
+// fast/support/unit_scratch.hpp: the per-unit block a thread keeps. A later call gets the same
+// block (no allocation), larger when it needs more; a call made while the block is in use gets a
+// block of its own; release_scratch gives the kept one back.
+BOOST_AUTO_TEST_CASE(the_unit_scratch_block_is_kept_per_thread_and_released) {
+  std::thread([] {
+    using fast::detail::UnitScratch;
+    const std::uint8_t* first = nullptr;
+    {
+      UnitScratch a(1000);
+      first = a.data();
+      BOOST_TEST(addr(first) % 64 == 0u);
+      std::memset(a.data(), 0x5A, 1000);
+      UnitScratch nested(1000);  // the kept block is taken
+      BOOST_TEST(nested.data() != first);
+      BOOST_TEST(addr(nested.data()) % 64 == 0u);
+      std::memset(nested.data(), 0xA5, 1000);
+      BOOST_TEST(a.data()[999] == 0x5A);
+    }
+    {
+      UnitScratch b(600);
+      BOOST_TEST(b.data() == first);  // kept
+      BOOST_TEST(b.data()[599] == 0x5A);
+      std::uint8_t* p = b.data();
+      BOOST_TEST(b.take<std::uint32_t>(3) == reinterpret_cast<std::uint32_t*>(p));
+      BOOST_TEST(reinterpret_cast<std::uint8_t*>(b.take<double>(1)) == p + 64);  // the next 64-byte line
+    }
+    {
+      UnitScratch c(100000);  // larger: a new block, kept from then on
+      std::memset(c.data(), 0x3C, 100000);
+    }
+    {
+      UnitScratch d(100000);
+      BOOST_TEST(d.data()[99999] == 0x3C);
+    }
+    fast::release_scratch();
+    { UnitScratch e(100000); }  // after the release the thread takes a new block
   }).join();
 }
 

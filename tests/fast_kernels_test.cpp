@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -678,6 +679,82 @@ BOOST_AUTO_TEST_CASE(dequantize) {
         }
       }
     });
+  });
+}
+
+BOOST_AUTO_TEST_CASE(dequant_unit_matches_its_scalar_twin_on_every_target) {
+  // One byte or one nibble per code; blocks of one to three vectors and one scale for all, units
+  // that start at a block or inside one; lengths around the kernel's steps of 4N and 8N codes (a
+  // buffered tail); scales from subnormal to huge and a global; every field valid, or one bad
+  // field planted anywhere; nothing written past len.
+  ForEachTarget([] {
+    const std::size_t N = k::Get().lanes_f32();
+    std::mt19937 rng(17);
+    struct Kind {
+      int fmt, lo, hi, bits;
+    };
+    // (Native stores of sub-byte kinds: one code per byte, 8-bit fields, e2m1's above 15 bad.)
+    const Kind kinds[] = {{-1, -127, 127, 8}, {-1, -128, 127, 8}, {sc::kE4M3, 0, 255, 8}, {sc::kE5M2, 0, 255, 8},
+                          {-1, -7, 7, 8},     {sc::kE2M1, 0, 15, 8}, {-1, -7, 7, 4},     {-1, -8, 7, 4},
+                          {sc::kE2M1, 0, 15, 4}};
+    const float scales[] = {1.0f, 0.1f, 1e-40f, 3e37f, 0.0f, 0.0078125f, 448.0f, 1.5e-5f};
+    for (const Kind& kind : kinds) {
+      k::CodeSpec cs;
+      cs.fmt = kind.fmt;
+      cs.lo = kind.lo;
+      cs.hi = kind.hi;
+      cs.bits = kind.bits;
+      cs.nan_mask = kind.fmt >= 0 ? sc::kMini[kind.fmt].nan_mask : 0;
+      auto valid = [&](int f) {
+        if (kind.fmt >= 0) return f <= kind.hi && (cs.nan_mask == 0 || (f & cs.nan_mask) != cs.nan_mask);
+        const int q = f >= (1 << (kind.bits - 1)) ? f - (1 << kind.bits) : f;
+        return q >= kind.lo && q <= kind.hi;
+      };
+      for (std::size_t bw : {std::size_t{0}, N, 2 * N, 3 * N}) {
+        for (std::size_t start : {std::size_t{0}, bw, N}) {
+          if (bw == 0 && start != 0) continue;
+          for (std::size_t len : {std::size_t{2}, N, 4 * N - 2, 4 * N, 8 * N, 8 * N + 2, 24 * N + 6, std::size_t{2048}}) {
+            for (float g : {1.0f, 0x1p-10f, 3.0f}) {
+              for (bool plant : {false, true}) {
+                const std::size_t nb = bw ? (start % bw + len + bw - 1) / bw : 1;
+                std::vector<float> s(nb);
+                for (float& v : s) v = scales[rng() % 8];
+                std::vector<int> f(len);
+                for (int& v : f) {
+                  do v = static_cast<int>(rng() % (1u << kind.bits));
+                  while (!valid(v));
+                }
+                const std::size_t at = rng() % len;
+                if (plant) {
+                  std::vector<int> bad;
+                  for (int v = 0; v < (1 << kind.bits); ++v) {
+                    if (!valid(v)) bad.push_back(v);
+                  }
+                  if (bad.empty()) continue;  // every field is a code of the kind
+                  f[at] = bad[rng() % bad.size()];
+                }
+                std::vector<std::uint8_t> bytes(kind.bits == 4 ? (len + 1) / 2 : len, 0);
+                for (std::size_t i = 0; i < len; ++i) {
+                  if (kind.bits == 4) bytes[i / 2] |= static_cast<std::uint8_t>(f[i] << (4 * (i % 2)));
+                  else bytes[i] = static_cast<std::uint8_t>(f[i]);
+                }
+                std::vector<float> a(len + 1, 7.0f), b(len + 1, 7.0f);
+                BOOST_TEST_CONTEXT("fmt " << kind.fmt << " lo " << kind.lo << " bits " << kind.bits << " bw " << bw
+                                          << " start " << start << " len " << len << " g " << g << " bad at "
+                                          << (plant ? static_cast<long>(at) : -1L)) {
+                  const bool oa = k::Get().dequant_unit(bytes.data(), len, start, bw, s.data(), g, cs, a.data());
+                  const bool ob = sc::dequant_unit(bytes.data(), len, start, bw, s.data(), g, cs, b.data());
+                  BOOST_TEST(oa == ob);
+                  BOOST_TEST(oa == !plant);
+                  BOOST_TEST(std::bit_cast<std::uint32_t>(a[len]) == std::bit_cast<std::uint32_t>(7.0f));
+                  if (oa && ob) EXPECT_SAME(a.data(), b.data(), len, f);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
   });
 }
 

@@ -10,6 +10,7 @@
 #include "fast/kernels/affine-inl.h"
 #include "fast/kernels/check-inl.h"
 #include "fast/kernels/dequant-inl.h"
+#include "fast/kernels/dequant_unit-inl.h"
 #include "fast/kernels/maxabs-inl.h"
 #include "fast/kernels/minmax-inl.h"
 #include "fast/kernels/narrow-inl.h"
@@ -78,6 +79,7 @@ namespace qscheme::fast::kernels {
   X(dequant_burn_float, DequantBurnFloatImpl)              \
   X(dequant_row, DequantRowImpl)                           \
   X(dequant_codes, DequantCodesImpl)                       \
+  X(dequant_unit, DequantUnitImpl)                         \
   X(dequant_ggml, DequantGgmlImpl)                         \
   X(stream_copy, StreamCopyImpl)                           \
   X(min_max_keys, MinMaxKeysImpl)                          \

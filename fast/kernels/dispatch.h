@@ -391,6 +391,14 @@ struct Kernels {
   // lanes divide bw and start.
   void (*dequant_codes)(const std::uint8_t* codes, std::size_t len, std::size_t start, std::size_t bw,
                         const float* s, float g, const CodeSpec& c, float* out);
+  // first_bad_code and dequant_codes of one unit in one pass, straight from its serialized bytes:
+  // code i is byte i (c.bits 8) or, for c.bits 4, the low (i even) or high (i odd) nibble of byte
+  // i / 2 (a row packed horizontally whose storage elements the unit fills). Returns false when
+  // some field is no code of the kind (out then unspecified), else true with out[i] the value
+  // dequant_codes gives code i. Preconditions: c.bits 8 or 4 (then len even); lanes divide bw and
+  // start. Scalar twin: scalar::dequant_unit.
+  bool (*dequant_unit)(const std::uint8_t* bytes, std::size_t len, std::size_t start, std::size_t bw, const float* s,
+                       float g, const CodeSpec& c, float* out);
   // ggml's blocks in[0 .. nb) (34 or 18 bytes each, GgmlSpec) to values: out[32k + i] =
   // f32(code_i * d_k), the IEEE product of block k's i-th code and its scale (exact: 8 and 11
   // significant bits), with IEEE's signs, infinities and 0 * inf (x86's default NaN 0xFFC00000).

@@ -341,6 +341,29 @@ inline void unpack_words(const std::uint32_t* words, std::size_t inner, std::siz
   }
 }
 
+// dequant_unit's rule, code by code: field i (byte i, or the low then the high nibble of byte
+// i / 2 for c.bits 4), false at a field first_bad_code rejects, else its value times its block's
+// scale s[(start + i) / bw - start / bw] (s[0] for bw 0), then times g unless g is 1, each product
+// on host f32 arithmetic.
+inline bool dequant_unit(const std::uint8_t* bytes, std::size_t len, std::size_t start, std::size_t bw, const float* s,
+                         float g, const kernels::CodeSpec& c, float* out) {
+  for (std::size_t i = 0; i < len; ++i) {
+    const int raw = c.bits == 4 ? (bytes[i / 2] >> (4 * (i % 2))) & 0xF : bytes[i];
+    float v = 0;
+    if (c.fmt >= 0) {
+      if (raw > c.hi || (c.nan_mask != 0 && (raw & c.nan_mask) == c.nan_mask)) return false;
+      v = static_cast<float>(mini_value(raw, c.fmt));
+    } else {
+      const int q = raw >= (1 << (c.bits - 1)) ? raw - (1 << c.bits) : raw;
+      if (q < c.lo || q > c.hi) return false;
+      v = static_cast<float>(q);
+    }
+    const float p = v * s[bw ? (start + i) / bw - start / bw : 0];
+    out[i] = g != 1.0f ? p * g : p;
+  }
+  return true;
+}
+
 // Index of the first code outside [lo, hi] or matching the NaN mask, or n.
 inline std::size_t first_invalid_code(const std::int32_t* c, std::size_t n, int lo, int hi, int nan_mask) {
   for (std::size_t i = 0; i < n; ++i) {

@@ -1,0 +1,236 @@
+// Per-target dequantize of one unit of the bytes path straight from its serialized bytes
+// (DequantUnit): one byte per code, or two codes per byte (low nibble first), each vector of bytes
+// checked (FirstBadCode's rule, field by field) and then dequantized (DequantCodes' values and
+// products) in the same loop.
+//
+// Why one loop: a separate check pass over the unit's bytes took about a fifth of an in-cache
+// (64K, L2) q8_0 dequantize, and unpacking nibbles into a buffer first another tenth of q4_0's;
+// gathered into the loop that writes the values, the checks cost next to nothing.
+
+#if defined(QSCHEME_FAST_KERNELS_DEQUANT_UNIT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef QSCHEME_FAST_KERNELS_DEQUANT_UNIT_INL_H_
+#undef QSCHEME_FAST_KERNELS_DEQUANT_UNIT_INL_H_
+#else
+#define QSCHEME_FAST_KERNELS_DEQUANT_UNIT_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "fast/kernels/dequant-inl.h"
+#include "fast/kernels/dispatch.h"
+#include "fast/kernels/scalar.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace qscheme::fast::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Whether the 4-bit field n is no code of the kind (FirstBadCode's rule): an integer sign-extended
+// from 4 bits outside [lo, hi]; a minifloat pattern above hi or a NaN/inf pattern.
+inline bool BadNibble(int n, const CodeSpec& c) {
+  if (c.fmt >= 0) return n > c.hi || (c.nan_mask != 0 && (n & c.nan_mask) == c.nan_mask);
+  const int v = n >= 8 ? n - 16 : n;
+  return v < c.lo || v > c.hi;
+}
+
+// kKind as CodeValuesOf (0: 8-bit integers, 1: 4-bit integers, 2 + fmt: a minifloat); kNibbles:
+// two codes per byte (c.bits == 4), else one (c.bits == 8).
+template <int kKind, bool kTwo, bool kNibbles, std::size_t kV>
+HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t len, std::size_t start,
+                             std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
+                             float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::Repartition<std::uint8_t, decltype(df)> d8;  // 4N bytes: the bytes of one check
+  const hn::RebindToSigned<decltype(d8)> ds8;
+  const std::size_t N = hn::Lanes(df);
+  const std::size_t B = hn::Lanes(d8);
+  constexpr std::size_t kPer = kNibbles ? 2 : 1;  // codes per byte
+  const std::size_t C = B * kPer;                 // codes per check: 4N or 8N
+  const auto vg = hn::Set(df, g);
+
+  // Bad fields, gathered over the unit and tested once at its end (out is unspecified when it
+  // fails): a test and branch per vector of bytes made the loop about 15% slower (2.1 against
+  // 1.84 us per 64K q8_0 codes in L2), a min or max folded into a load cost next to nothing.
+  // 8-bit integers: the least and the largest code (as i8); minifloats one a byte: the largest
+  // raw & nan_mask, which is nan_mask exactly when some field is a NaN/inf pattern, and the
+  // largest raw (above hi: e2m1's bytes beyond 15); nibbles: the OR of a 16-entry table of bad
+  // fields looked up by each byte's low and high nibble.
+  HWY_ALIGN std::uint8_t bad_table[16] = {};
+  bool any_bad_nibble = false;
+  if constexpr (kNibbles) {
+    for (int n = 0; n < 16; ++n) {
+      bad_table[n] = BadNibble(n, c) ? 0xFF : 0;
+      any_bad_nibble = any_bad_nibble || bad_table[n] != 0;
+    }
+  }
+  const auto vtable = hn::LoadDup128(d8, bad_table);
+  const auto low4 = hn::Set(d8, 0x0F);
+  const auto vnm = hn::Set(d8, static_cast<std::uint8_t>(c.fmt < 0 ? 0 : c.nan_mask));
+  const auto vhi = hn::Set(d8, static_cast<std::uint8_t>(c.fmt < 0 ? 0 : c.hi));
+  auto least = hn::Zero(ds8), most = hn::Zero(ds8);  // code 0 is a code of every integer kind
+  auto acc = hn::Zero(d8), top = hn::Zero(d8);
+  auto gather = [&](hn::Vec<decltype(d8)> raw) QSCHEME_INLINE_LAMBDA {
+    if constexpr (kNibbles) {
+      if (any_bad_nibble) {
+        acc = hn::Or(acc, hn::Or(hn::TableLookupBytes(vtable, hn::And(raw, low4)),
+                                 hn::TableLookupBytes(vtable, hn::ShiftRight<4>(raw))));
+      }
+    } else if constexpr (kKind >= 2) {
+      acc = hn::Max(acc, hn::And(raw, vnm));
+      top = hn::Max(top, raw);
+    } else {
+      least = hn::Min(least, hn::BitCast(ds8, raw));
+      most = hn::Max(most, hn::BitCast(ds8, raw));
+    }
+  };
+  auto all_good = [&]() QSCHEME_INLINE_LAMBDA {
+    if constexpr (kNibbles) return hn::AllFalse(d8, hn::Ne(acc, hn::Zero(d8)));
+    if constexpr (kKind >= 2) {
+      return (c.nan_mask == 0 || hn::AllFalse(d8, hn::Eq(acc, vnm))) && hn::AllFalse(d8, hn::Gt(top, vhi));
+    }
+    const auto out_of_range = hn::Or(hn::Lt(least, hn::Set(ds8, static_cast<std::int8_t>(c.lo))),
+                                     hn::Gt(most, hn::Set(ds8, static_cast<std::int8_t>(c.hi))));
+    return hn::AllFalse(ds8, out_of_range);
+  };
+
+  // The scale of vector v of a step at column col: block (start + col + v N) / bw - start / bw.
+  // kV > 0: blocks of kV vectors from the unit's first column, so that a step (4 or 8 vectors)
+  // broadcasts its blocks' scales once each, at compile-time positions; kV == 0: a running count
+  // of blocks, a test per vector. A shift and a broadcast load per vector instead took q8_0's loop
+  // from 2.5 to 2.9 us per 64K in L2.
+  std::size_t b = 0;
+  std::size_t next = bw ? (start / bw + 1) * bw - start : std::numeric_limits<std::size_t>::max();
+  auto vs = hn::Set(df, s[0]);
+  const std::size_t vpb = kV ? kV : 1;
+  // kTail: a padded last step, whose vectors past len take the last block's scale.
+  const std::size_t last = bw ? (len - 1) / bw : 0;
+  auto scaled = [&](hn::Vec<decltype(df)> x, std::size_t col, std::size_t v, auto kTail) QSCHEME_INLINE_LAMBDA {
+    if constexpr (kV > 0) {
+      if (v % vpb == 0) {
+        const std::size_t k = (col + v * N) / (vpb * N);
+        vs = hn::Set(df, s[decltype(kTail)::value && k > last ? last : k]);
+      }
+    } else if (col + v * N >= next && col + v * N < len) {
+      ++b;
+      next += bw;
+      vs = hn::Set(df, s[b]);
+    }
+    const auto p = hn::Mul(x, vs);
+    return kTwo ? hn::Mul(p, vg) : p;
+  };
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Nibbles on 16 lanes: the values of all sixteen fields in one register, looked up by each
+  // byte's low nibble (vpermps reads the index's low four bits) and by its high nibble, then the
+  // two interleaved into code order.
+  // (4-bit kinds: e2m1, whose -0 is field 8, or integers sign-extended from 4 bits.)
+  const __m512 values16 = kKind >= 2 ? _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f,
+                                                      -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f)
+                                     : _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, -8.0f, -7.0f,
+                                                      -6.0f, -5.0f, -4.0f, -3.0f, -2.0f, -1.0f);
+  const __m512i even = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i odd = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  (void)values16;
+  (void)even;
+  (void)odd;
+#endif
+
+  // The C codes of the bytes at src (column col of the unit) into dst.
+  auto values = [&](const std::uint8_t* HWY_RESTRICT src, std::size_t col, float* HWY_RESTRICT dst, auto kTail)
+                    QSCHEME_INLINE_LAMBDA {
+    if constexpr (!kNibbles) {
+      for (std::size_t v = 0; v < 4; ++v) hn::StoreU(scaled(CodeValuesOf<kKind>(df, src + v * N, c), col, v, kTail), df, dst + v * N);
+    } else {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      if constexpr (sizeof(values16) == sizeof(hn::Vec<decltype(df)>().raw)) {
+        const hn::Rebind<std::uint32_t, decltype(df)> du;
+        for (std::size_t v = 0; v < 8; v += 2) {
+          const auto raw = hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint8_t, decltype(df)>(), src + v * N / 2));
+          const __m512 lo = _mm512_permutexvar_ps(raw.raw, values16);
+          const __m512 hi = _mm512_permutexvar_ps(hn::ShiftRight<4>(raw).raw, values16);
+          hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, even, hi)}, col, v, kTail), df, dst + v * N);
+          hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, odd, hi)}, col, v + 1, kTail), df, dst + (v + 1) * N);
+        }
+        return;
+      }
+#endif
+      // Other targets: 16 bytes at a time into 32 one-byte codes in order, then their values.
+      const hn::Full128<std::uint8_t> d16;
+      const auto m4 = hn::Set(d16, 0x0F);
+      HWY_ALIGN std::uint8_t codes[32];
+      for (std::size_t q = 0; q < C / 2; q += 16) {
+        const auto raw = hn::LoadU(d16, src + q);
+        const auto lo = hn::And(raw, m4), hi = hn::ShiftRight<4>(raw);
+        hn::Store(hn::InterleaveLower(d16, lo, hi), d16, codes);
+        hn::Store(hn::InterleaveUpper(d16, lo, hi), d16, codes + 16);
+        for (std::size_t j = 0; j < 32; j += N) {
+          hn::StoreU(scaled(CodeValuesOf<kKind>(df, codes + j, c), col, (2 * q + j) / N, kTail), df, dst + 2 * q + j);
+        }
+      }
+    }
+  };
+
+  std::size_t i = 0;
+  for (; i + C <= len; i += C) {
+    const std::uint8_t* src = bytes + i / kPer;
+    gather(hn::LoadU(d8, src));
+    values(src, i, out + i, std::false_type());
+  }
+  if (i < len) {
+    // The rest through buffers: field 0, the padding, is a code of every kind.
+    HWY_ALIGN std::uint8_t src[HWY_MAX_BYTES] = {};
+    HWY_ALIGN float o[2 * HWY_MAX_BYTES];  // C <= 8N floats
+    std::memcpy(src, bytes + i / kPer, (len - i) / kPer);
+    gather(hn::Load(d8, src));
+    values(src, i, o, std::true_type());
+    std::memcpy(out + i, o, (len - i) * sizeof(float));
+  }
+  return all_good();
+}
+
+HWY_NOINLINE bool DequantUnitImpl(const std::uint8_t* HWY_RESTRICT bytes, std::size_t len, std::size_t start,
+                                  std::size_t bw, const float* HWY_RESTRICT s, float g, const CodeSpec& c,
+                                  float* HWY_RESTRICT out) {
+  const bool two = g != 1.0f;  // g == 1: the product is the same without it
+  // Blocks of 1, 2 or 4 vectors from the unit's first column, or any other.
+  const std::size_t N = hn::Lanes(hn::ScalableTag<float>());
+  const std::size_t vpb = bw != 0 && start % bw == 0 && bw <= 4 * N ? bw / N : 0;
+  auto run = [&](auto kKind, auto kNibbles) {
+    constexpr int K = decltype(kKind)::value;
+    constexpr bool kNib = decltype(kNibbles)::value;
+    auto go = [&](auto kTwo, auto kV) {
+      return DequantUnitT<K, decltype(kTwo)::value, kNib, decltype(kV)::value>(bytes, len, start, bw, s, g, c, out);
+    };
+    auto blocks = [&](auto kTwo) {
+      switch (vpb) {
+        case 1: return go(kTwo, std::integral_constant<std::size_t, 1>());
+        case 2: return go(kTwo, std::integral_constant<std::size_t, 2>());
+        case 4: return go(kTwo, std::integral_constant<std::size_t, 4>());
+        default: return go(kTwo, std::integral_constant<std::size_t, 0>());
+      }
+    };
+    return two ? blocks(std::true_type()) : blocks(std::false_type());
+  };
+  using kByte = std::false_type;
+  using kNib = std::true_type;
+  if (c.bits == 4) {
+    return c.fmt >= 0 ? run(std::integral_constant<int, 2 + scalar::kE2M1>(), kNib()) : run(std::integral_constant<int, 1>(), kNib());
+  }
+  switch (c.fmt) {
+    case scalar::kE4M3: return run(std::integral_constant<int, 2 + scalar::kE4M3>(), kByte());
+    case scalar::kE5M2: return run(std::integral_constant<int, 2 + scalar::kE5M2>(), kByte());
+    case scalar::kE2M1: return run(std::integral_constant<int, 2 + scalar::kE2M1>(), kByte());  // native e2m1
+    default: return run(std::integral_constant<int, 0>(), kByte());
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace qscheme::fast::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
