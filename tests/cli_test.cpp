@@ -902,6 +902,20 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   expect_ok(text);
   BOOST_TEST(text.out.find(qscheme::bench::peers_absent_reason()) != std::string::npos, describe(text));
 #endif
+  // --filter: the baselines, then only the rows whose name holds the text (here no in-cache row).
+  const Run f = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1",
+                             "--filter", "ggml-q"});
+  expect_ok(f);
+  std::vector<std::string> fnames, fexpected(expected.begin(), expected.begin() + 7);
+  for (const auto& row : nlohmann::json::parse(f.out)) {
+    fnames.push_back(row["kernel"].get<std::string>());
+    BOOST_TEST(row["ratio_to_baseline"].get<double>() > 0.0);
+  }
+  for (const auto& k : qscheme::bench::kernels()) {
+    if (std::string_view(k.name).find("ggml-q") != std::string_view::npos) fexpected.emplace_back(k.name);
+  }
+  BOOST_TEST(fexpected.size() == 10u);
+  BOOST_TEST(fnames == fexpected, boost::test_tools::per_element());
   expect_user_error(qscheme_run({"bench", "--target", "NOT_A_TARGET", "--mib", "1"}), "invalid-argument");
   for (const char* bad : {"-1", "4097"}) {  // CLI11's range check: at most 4 GiB is read
     const Run r2 = qscheme_run({"bench", "--evict-mib", bad, "--mib", "1"});
