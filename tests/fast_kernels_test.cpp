@@ -721,7 +721,7 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
 
 // ggml q4_0's statistic against its scalar twin: blocks of one to four vectors and of three,
 // a partial last block, blocks holding +a and -a both (either first), blocks of zeros and -0,
-// and an infinity.
+// blocks of one sign, and an infinity.
 BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
   ForEachTarget([] {
     const std::size_t N = k::Get().lanes_f32();
@@ -737,7 +737,8 @@ BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
           for (std::size_t b = 0; b * bw < len; ++b) {
             const std::size_t n = std::min(bw, len - b * bw);
             float* xb = x.data() + b * bw;
-            switch (rng() % 5) {
+            const unsigned kind = rng() % 7;
+            switch (kind) {
               case 0: {  // +a and -a, at random places; the larger |x| elsewhere made smaller
                 const float a = std::ldexp(1.0f + static_cast<float>(rng() % 64) / 64.0f, static_cast<int>(rng() % 40) - 20);
                 for (std::size_t i = 0; i < n; ++i) xb[i] = std::fmin(std::fabs(xb[i]), a / 2) * ((rng() & 1) ? -1.0f : 1.0f);
@@ -750,6 +751,10 @@ BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
                 break;
               case 2:  // all equal magnitudes
                 for (std::size_t i = 0; i < n; ++i) xb[i] = (rng() & 1) ? -3.0f : 3.0f;
+                break;
+              case 3:  // one sign only: no element with the sign bit clear, or none with it set
+              case 4:
+                for (std::size_t i = 0; i < n; ++i) xb[i] = std::copysign(xb[i], kind == 3 ? -1.0f : 1.0f);
                 break;
               default: break;
             }
