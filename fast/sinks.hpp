@@ -3,7 +3,8 @@
 // scale patterns (quantize, quantize_into). The units stage
 // (quantize_units.hpp) makes one-byte codes per row of a unit and the stored scales' patterns; a
 // sink places them. The whole-tensor stage (quantize_whole.hpp) makes i32 codes; a sink takes those
-// too. The sinks have the same members, and the stages are templates over them.
+// too. The sinks have the same members (GgmlSink has two more, for a kernel that writes its blocks),
+// and the stages are templates over them.
 #pragma once
 
 #include <cstdint>
@@ -94,8 +95,9 @@ class BytesSink {
 };
 
 // ggml's blocks (scheme/byte_format.hpp), out[0 .. g.total_bytes): a block's f16 scale, then its
-// codes. The units' rows of codes go through scratch into their blocks, whose boundaries the units
-// keep (their columns are whole blocks of 32 of a row whose length 32 divides).
+// codes. The units keep the blocks' boundaries (their columns are whole blocks of 32 of a row
+// whose length 32 divides): the f32-step kernel writes a unit's rows into their blocks itself
+// (ggml_row); other code kernels' rows go through scratch into the blocks.
 class GgmlSink {
  public:
   GgmlSink(const GgmlLayout& g, const BytesPlan& p, std::uint8_t* out) : g_(g), p_(p), out_(out) {}
@@ -105,16 +107,27 @@ class GgmlSink {
     return scratch + i * p_.chunk;
   }
   std::uint8_t* nibbles(const BytesPlan::Unit&) const { return nullptr; }
-  void finish(const kernels::Kernels&, const BytesPlan::Unit& un, const std::uint8_t* const* rows, bool) const {
+  // Row i of unit un's first block, for a kernel that writes ggml's blocks (its members alone).
+  std::uint8_t* block_row(const BytesPlan::Unit& un, std::uint64_t i) const {
+    return out_ + first_block(un, i) * g_.block_bytes;
+  }
+  bool nibble_blocks() const { return g_.nibbles; }
+  // `placed`: the rows are in their blocks already (ggml_row).
+  void finish(const kernels::Kernels&, const BytesPlan::Unit& un, const std::uint8_t* const* rows, bool placed) const {
+    if (placed) return;
     for (std::uint64_t i = 0; i < un.count; ++i) {
-      const std::uint64_t b0 = (un.row[i] * p_.L + un.c0) / kGgmlBlockCodes;
+      const std::uint64_t b0 = first_block(un, i);
       for (std::uint64_t k = 0; k * kGgmlBlockCodes < un.len; ++k) {
         put_ggml_codes(g_.nibbles, rows[i] + k * kGgmlBlockCodes, out_ + (b0 + k) * g_.block_bytes + 2);
       }
     }
   }
   void block_scales(std::uint64_t j, const std::uint32_t* bits, std::uint64_t n) const {
-    for (std::uint64_t k = 0; k < n; ++k) put_le(out_ + (j + k) * g_.block_bytes, bits[k], 2);
+    std::uint8_t* dst = out_ + j * g_.block_bytes;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto h = static_cast<std::uint16_t>(bits[k]);  // x86-64: little-endian host
+      std::memcpy(dst + k * g_.block_bytes, &h, 2);
+    }
   }
   // ggml's schemes have block scales only.
   void tensor_scale(std::uint32_t) const {}
@@ -130,6 +143,9 @@ class GgmlSink {
   }
 
  private:
+  std::uint64_t first_block(const BytesPlan::Unit& un, std::uint64_t i) const {
+    return (un.row[i] * p_.L + un.c0) / kGgmlBlockCodes;
+  }
   const GgmlLayout& g_;
   const BytesPlan& p_;
   std::uint8_t* out_;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "fast/kernels/scalar.h"
@@ -58,6 +59,8 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
   spec.x_just_read = calibrated || !prepass;
   const kernels::StepScaleSpec scale_spec = calibrated ? step_scale_spec(recipe, scheme.value, p.sd) : kernels::StepScaleSpec{};
   const bool signed_max = recipe == StepRecipe::ggml_q4_0;
+  // ggml's recipes write ggml's blocks from the kernel (their block is 32 wide: ggml_layout).
+  constexpr bool ggml = std::is_same_v<Sink, GgmlSink>;
   const std::uint64_t nbc_max = p.bw ? p.chunk / p.bw + 2 : 1;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
@@ -95,14 +98,19 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
             bits[k] = scalar::f32_bits(std::fabs(gs[j0 + k]));
           }
         }
-        std::uint8_t* codes = sink.code_row(un, i, scratch.get());
-        rows[i] = codes;
-        kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes, nullptr);
+        if constexpr (ggml) {
+          kf.quantize_steps_ggml(xr, un.len / kGgmlBlockCodes, operand.get(), spec, sink.nibble_blocks(),
+                                 sink.block_row(un, i));
+        } else {
+          std::uint8_t* codes = sink.code_row(un, i, scratch.get());
+          rows[i] = codes;
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, operand.get(), spec, nullptr, codes, nullptr);
+        }
         // A block's scale is written by the unit holding its first column, once.
         const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
         if (p.bw && k0 < nbc) sink.block_scales(j0 + k0, bits.get() + k0, nbc - k0);
       }
-      sink.finish(kf, un, rows, false);
+      sink.finish(kf, un, rows, ggml);
     }
   });
   return failed.load() ? Units::general : Units::done;

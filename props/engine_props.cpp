@@ -445,8 +445,11 @@ RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
                  .value();
   fill_recipe_case(c, *recipe);
   if (*rc::gen::inRange(0, 5) != 0) {
-    // Rows whose length 32 divides: ggml's blocks.
-    c.shape = {2 * *rc::gen::inRange<std::uint64_t>(1, 3), 32 * *rc::gen::inRange<std::uint64_t>(1, 5)};
+    // Rows whose length 32 divides: ggml's blocks; now and then rows of two units (a unit holds
+    // 2048 columns), whose second unit starts inside the row.
+    const std::uint64_t blocks = *rc::gen::inRange(0, 8) == 0 ? *rc::gen::inRange<std::uint64_t>(65, 72)
+                                                             : *rc::gen::inRange<std::uint64_t>(1, 5);
+    c.shape = {2 * *rc::gen::inRange<std::uint64_t>(1, 3), 32 * blocks};
     c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
     set_rule_edges(c.x);
   }

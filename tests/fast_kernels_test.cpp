@@ -571,6 +571,58 @@ BOOST_AUTO_TEST_CASE(quantize_steps_rounds_to_even_at_every_grid_point_and_midpo
   BOOST_TEST(sc::step_code(-0.0f, 1.0f, e4m3) == 0x80);
 }
 
+// ggml's blocks written by the f32-step kernel against its scalar twin, on ggml's rules (both ties
+// of x86's conversion, wrapped or clamped, at 8 and 4 bits, and q4_0's offset code), both block
+// layouts, 1 to 9 blocks of inputs mixing ties, neighbours, subnormals and huge values, with
+// operands from the scales' reciprocals, 0 (a zero scale) and +inf (the reciprocal of a
+// subnormal d). The scale bytes the kernel leaves alone stay as they were.
+BOOST_AUTO_TEST_CASE(quantize_steps_ggml) {
+  std::vector<k::StepSpec> specs;
+  for (k::StepTie tie : {k::StepTie::even, k::StepTie::away}) {
+    for (int bits : {8, 4}) {
+      const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+      specs.push_back({k::StepOp::multiply, tie, k::StepSaturation::x86_wrap, false, lo, hi, -1, true, bits});
+      specs.push_back({k::StepOp::multiply, tie, k::StepSaturation::x86_full_range, false, lo, hi, -1, true, bits});
+    }
+  }
+  // x86_wrap to 4 bits is stored as nibbles only (the kernel's precondition: kind q4).
+  auto allowed = [](const k::StepSpec& sp, bool nibbles) {
+    return nibbles || sp.saturation != k::StepSaturation::x86_wrap || sp.bits == 8;
+  };
+  specs.push_back({k::StepOp::multiply, k::StepTie::half_up_offset, k::StepSaturation::upper_only, false, -8, 7, -1});
+  specs.push_back(
+      {k::StepOp::multiply, k::StepTie::half_up_offset, k::StepSaturation::upper_only, false, -128, 127, -1});
+  std::vector<float> pool{0.0f, std::numeric_limits<float>::infinity()};
+  for (float v : BurnScales()) pool.push_back(1.0f / v);
+  ForEachTarget([&] {
+    for (float e : BurnScales()) {
+      for (std::size_t nb : {std::size_t{1}, std::size_t{2}, std::size_t{9}}) {
+        const auto x = Inputs(e, 32 * nb, static_cast<std::uint32_t>(nb * 13));
+        for (const k::StepSpec& sp : specs) {
+          for (bool nibbles : {false, true}) {
+            if (!allowed(sp, nibbles)) continue;
+            BOOST_TEST_CONTEXT("e " << e << " blocks " << nb << " tie " << int(sp.tie) << " sat "
+                                    << int(sp.saturation) << " bits " << sp.bits << " nibbles " << nibbles) {
+              std::vector<float> r(nb);
+              for (std::size_t j = 0; j < nb; ++j) r[j] = j == 0 ? 1.0f / e : pool[(j + nb) % pool.size()];
+              const std::size_t bytes = nb * (nibbles ? 18 : 34);
+              std::vector<std::uint8_t> a(bytes, 0xA5), b(bytes, 0xA5);
+              k::Get().quantize_steps_ggml(x.data(), nb, r.data(), sp, nibbles, a.data());
+              sc::quantize_steps_ggml(x.data(), nb, r.data(), sp, nibbles, b.data());
+              std::size_t at = 0;
+              BOOST_TEST(BitEqual(a.data(), b.data(), bytes, &at), "first difference at byte " << at);
+              for (std::size_t j = 0; j < nb; ++j) {
+                const std::uint8_t* blk = a.data() + j * (nibbles ? 18 : 34);
+                BOOST_TEST((blk[0] == 0xA5 && blk[1] == 0xA5));
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 // microxcaling's rounding (StepTie::away on a minifloat) where the f32 addition decides: e4m3's
 // codes worked by hand (subnormal quantum 2^-9, so q = 2^9 a there), on every target. A quotient
 // q = 0.5 - 2^-25 gives f32(q + 0.5) = 1 (a tie, to even), so code 1 where exact rounding half
@@ -814,7 +866,7 @@ BOOST_AUTO_TEST_CASE(bytes_and_packing) {
 
 // ggml q4_0's statistic against its scalar twin: blocks of one to four vectors and of three,
 // a partial last block, blocks holding +a and -a both (either first), blocks of zeros and -0,
-// and an infinity.
+// blocks of one sign, and an infinity.
 BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
   ForEachTarget([] {
     const std::size_t N = k::Get().lanes_f32();
@@ -830,7 +882,8 @@ BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
           for (std::size_t b = 0; b * bw < len; ++b) {
             const std::size_t n = std::min(bw, len - b * bw);
             float* xb = x.data() + b * bw;
-            switch (rng() % 5) {
+            const unsigned kind = rng() % 7;
+            switch (kind) {
               case 0: {  // +a and -a, at random places; the larger |x| elsewhere made smaller
                 const float a = std::ldexp(1.0f + static_cast<float>(rng() % 64) / 64.0f, static_cast<int>(rng() % 40) - 20);
                 for (std::size_t i = 0; i < n; ++i) xb[i] = std::fmin(std::fabs(xb[i]), a / 2) * ((rng() & 1) ? -1.0f : 1.0f);
@@ -843,6 +896,10 @@ BOOST_AUTO_TEST_CASE(block_signed_max_bits) {
                 break;
               case 2:  // all equal magnitudes
                 for (std::size_t i = 0; i < n; ++i) xb[i] = (rng() & 1) ? -3.0f : 3.0f;
+                break;
+              case 3:  // one sign only: no element with the sign bit clear, or none with it set
+              case 4:
+                for (std::size_t i = 0; i < n; ++i) xb[i] = std::copysign(xb[i], kind == 3 ? -1.0f : 1.0f);
                 break;
               default: break;
             }

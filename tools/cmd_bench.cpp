@@ -208,7 +208,7 @@ int run_kernels(const BenchArgs& args) {
   // qscheme row it pairs with, on that row's input.
   std::vector<Row> peer_rows;
   for (const bench::Peer& p : bench::peers()) {
-    if (!selected(args, p.qscheme_row)) continue;
+    if (!selected(args, p.name) && !selected(args, p.qscheme_row)) continue;
     auto fail = [&](const Status& st) { return report(Status(st.code(), std::string(p.name) + ": " + st.message())); };
     const bench::Kernel* k = find_kernel(p.qscheme_row);
     if (!k) return fail(Status(ErrorCode::internal, std::string("no row ") + p.qscheme_row));

@@ -63,6 +63,7 @@ namespace qscheme::fast::kernels {
   X(quantize_row, QuantizeRowImpl)                         \
   X(quantize_codes, QuantizeCodesImpl)                     \
   X(quantize_steps, QuantizeStepsImpl)                     \
+  X(quantize_steps_ggml, QuantizeStepsGgmlImpl)            \
   X(codes_to_bytes, CodesToBytesImpl)                      \
   X(bytes_to_codes, BytesToCodesImpl)                      \
   X(pack_words, PackWordsImpl)                             \

@@ -334,6 +334,15 @@ struct Kernels {
   void (*quantize_steps)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
                          const StepSpec& s, std::int32_t* out32, std::uint8_t* out8, std::uint8_t* nibbles);
 
+  // ggml's blocks of x[0 .. 32 nb) by the steps of s (op multiply, an integer kind, saturation
+  // x86_wrap, x86_full_range or upper_only; x86_wrap's bits 8, or at least 4 with nibbles): block
+  // k's codes, as quantize_steps makes them under r[k], into out[k * B + 2 ..], B = 34 (the 32
+  // codes' low bytes, block_q8_0) or, nibbles, B = 18 (code i + 8 in byte i's low nibble, code
+  // i + 16 + 8 in its high one, block_q4_0); the scales' two bytes are left alone. Scalar twin:
+  // scalar::quantize_steps_ggml.
+  void (*quantize_steps_ggml)(const float* x, std::size_t nb, const float* r, const StepSpec& s, bool nibbles,
+                              std::uint8_t* out);
+
   // -- pack-inl.h: storage elements
   // out[i] = low byte of c[i].
   void (*codes_to_bytes)(const std::int32_t* c, std::size_t n, std::uint8_t* out);

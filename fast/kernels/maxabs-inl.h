@@ -249,24 +249,40 @@ HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size
   return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
 }
 
-// The two sides of a block's largest |x|: the largest |x| pattern of the elements whose sign
-// bit is clear (p) and of those whose sign bit is set (q).
+// The largest f32 pattern of some elements read as i32 (s) and as u32 (u): two plain maxima per
+// vector, from which the two sides of their largest |x| follow (SidesOf).
 template <class V>
-struct SidedMax {
-  V p, q;
+struct PatternMax {
+  V s, u;
 };
 
-// ConcatMaxTree over SidedMax leaves: lane k of each side holds the maximum of leaf k's lanes.
+// ConcatMaxTree over PatternMax leaves: lane k of each holds the maximum of leaf k's lanes.
 template <std::size_t kC, class D, class Leaf>
-HWY_INLINE SidedMax<hn::Vec<D>> ConcatSidedMaxTree(D d, const Leaf& leaf, std::size_t j0 = 0) {
+HWY_INLINE PatternMax<hn::Vec<D>> ConcatPatternMaxTree(D d, const Leaf& leaf, std::size_t j0 = 0) {
   if constexpr (kC == 1) {
     return leaf(j0);
   } else {
-    const auto a = ConcatSidedMaxTree<kC / 2>(d, leaf, j0);
-    const auto b = ConcatSidedMaxTree<kC / 2>(d, leaf, j0 + kC / 2);
-    return {hn::Max(hn::ConcatEven(d, b.p, a.p), hn::ConcatOdd(d, b.p, a.p)),
-            hn::Max(hn::ConcatEven(d, b.q, a.q), hn::ConcatOdd(d, b.q, a.q))};
+    const hn::RebindToUnsigned<D> du;
+    const auto a = ConcatPatternMaxTree<kC / 2>(d, leaf, j0);
+    const auto b = ConcatPatternMaxTree<kC / 2>(d, leaf, j0 + kC / 2);
+    return {hn::Max(hn::ConcatEven(d, b.s, a.s), hn::ConcatOdd(d, b.s, a.s)),
+            hn::BitCast(d, hn::Max(hn::BitCast(du, hn::ConcatEven(d, b.u, a.u)), hn::BitCast(du, hn::ConcatOdd(d, b.u, a.u))))};
   }
+}
+
+// The two sides of the largest |x| of the elements a PatternMax covers: p, the largest |x| pattern
+// of those whose sign bit is clear, and q, of those whose sign bit is set (0 where there is none).
+// Read as i32 the sign-clear patterns are the non-negative ones, so p = max(s, 0); read as u32
+// the sign-set ones are the largest, so u has its sign bit set exactly when some element does,
+// and then u's magnitude is q.
+template <class V>
+struct Sides {
+  V p, q;
+};
+template <class D>
+HWY_INLINE Sides<hn::Vec<D>> SidesOf(D d, const PatternMax<hn::Vec<D>>& m) {
+  const auto zero = hn::Zero(d);
+  return {hn::Max(m.s, zero), hn::IfThenElseZero(hn::Lt(m.u, zero), hn::And(m.u, hn::Set(d, 0x7FFFFFFF)))};
 }
 
 // The pattern of the first element of x[0..n) whose |x| pattern is a (one is there).
@@ -287,9 +303,10 @@ HWY_INLINE std::uint32_t SignedMaxOf(std::uint32_t p, std::uint32_t q, const flo
   return FirstOfMagnitude(x, n, p);
 }
 
-// ggml q4_0's statistic, N blocks at a time as BlockMaxAbsBitsT: both sides of each block fold
-// into one vector each, and ConcatSidedMaxTree leaves block k's sides in lane k. Only a block whose
-// sides are equal and non-zero (both +a and -a occur: rare in data) is scanned for the first.
+// ggml q4_0's statistic, N blocks at a time as BlockMaxAbsBitsT: each block's patterns fold into
+// their largest as i32 and as u32 (PatternMax), ConcatPatternMaxTree leaves block k's in lane k,
+// and SidesOf turns them into the two sides of its largest |x|. Only a block whose sides are equal
+// and non-zero (both +a and -a occur: rare in data) is scanned for the first.
 HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t bw,
                                                   std::uint32_t* HWY_RESTRICT m) {
   const hn::ScalableTag<std::int32_t> di;
@@ -298,25 +315,24 @@ HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, s
   using V = hn::Vec<decltype(di)>;
   constexpr std::size_t kN = hn::MaxLanes(decltype(di)());  // == Lanes(di) on every x86 target
   const std::size_t N = hn::Lanes(di);
-  const auto mask = hn::Set(di, 0x7FFFFFFF);
   const auto zero = hn::Zero(di);
-  auto sides = [&](const float* b) QSCHEME_INLINE_LAMBDA {
+  auto patterns = [&](const float* b) QSCHEME_INLINE_LAMBDA {
     const auto v = hn::BitCast(di, hn::LoadU(df, b));
-    const auto a = hn::And(v, mask);
-    const auto neg = hn::Lt(v, zero);  // the sign bit
-    return SidedMax<V>{hn::IfThenZeroElse(neg, a), hn::IfThenElseZero(neg, a)};
+    return PatternMax<V>{v, v};
+  };
+  auto merge = [&](PatternMax<V>& acc, const PatternMax<V>& t) QSCHEME_INLINE_LAMBDA {
+    acc.s = hn::Max(acc.s, t.s);
+    acc.u = hn::BitCast(di, hn::Max(hn::BitCast(du, acc.u), hn::BitCast(du, t.u)));
   };
   // n: a multiple of N. One prefetch per 64-byte line.
   auto fold = [&](const float* b, std::size_t n) QSCHEME_INLINE_LAMBDA {
     hwy::Prefetch(b + kReadAhead);
-    SidedMax<V> s = sides(b);
+    PatternMax<V> acc = patterns(b);
     for (std::size_t i = N; i < n; i += N) {
       if (i % 16 == 0) hwy::Prefetch(b + i + kReadAhead);
-      const SidedMax<V> t = sides(b + i);
-      s.p = hn::Max(s.p, t.p);
-      s.q = hn::Max(s.q, t.q);
+      merge(acc, patterns(b + i));
     }
-    return s;
+    return acc;
   };
   const std::size_t nfull = len / bw;
   auto all = hn::Zero(di);  // the largest |x| over every block, returned
@@ -326,15 +342,15 @@ HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, s
     const std::size_t n = Vn ? Vn * kN : bw;
     for (; k + kN <= nfull; k += kN) {
       const float* xk = x + k * bw;
-      const SidedMax<V> s = ConcatSidedMaxTree<kN>(di, [&](std::size_t j) { return fold(xk + j * n, n); });
-      all = hn::Max(all, hn::Max(s.p, s.q));
-      const auto top = hn::IfThenElse(hn::Gt(s.q, s.p), hn::Or(s.q, hn::Set(di, std::numeric_limits<std::int32_t>::min())), s.p);
+      const Sides<V> pq = SidesOf(di, ConcatPatternMaxTree<kN>(di, [&](std::size_t j) { return fold(xk + j * n, n); }));
+      all = hn::Max(all, hn::Max(pq.p, pq.q));
+      const auto top = hn::IfThenElse(hn::Gt(pq.q, pq.p), hn::Or(pq.q, hn::Set(di, std::numeric_limits<std::int32_t>::min())), pq.p);
       hn::StoreU(hn::BitCast(du, top), du, m + k);
-      const auto both = hn::AndNot(hn::Eq(s.p, zero), hn::Eq(s.p, s.q));
+      const auto both = hn::AndNot(hn::Eq(pq.p, zero), hn::Eq(pq.p, pq.q));
       if (HWY_UNLIKELY(!hn::AllFalse(di, both))) {
         HWY_ALIGN std::int32_t p[kN], q[kN];
-        hn::Store(s.p, di, p);
-        hn::Store(s.q, di, q);
+        hn::Store(pq.p, di, p);
+        hn::Store(pq.q, di, q);
         for (std::size_t j = 0; j < N; ++j) {
           m[k + j] = SignedMaxOf(static_cast<std::uint32_t>(p[j]), static_cast<std::uint32_t>(q[j]), xk + j * bw, bw);
         }
@@ -350,24 +366,23 @@ HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, s
   } else {
     groups(std::integral_constant<std::size_t, 0>());
   }
-  auto one = [&](const float* b, std::size_t n, const SidedMax<V>& s) {
-    all = hn::Max(all, hn::Max(s.p, s.q));
-    return SignedMaxOf(static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, s.p))),
-                       static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, s.q))), b, n);
+  auto one = [&](const float* b, std::size_t n, const PatternMax<V>& acc) {
+    const Sides<V> pq = SidesOf(di, acc);
+    all = hn::Max(all, hn::Max(pq.p, pq.q));
+    return SignedMaxOf(static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, pq.p))),
+                       static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, pq.q))), b, n);
   };
   for (; k < nfull; ++k) m[k] = one(x + k * bw, bw, fold(x + k * bw, bw));
-  if (nfull * bw < len) {  // a partial last block: +0 padding changes neither side
+  if (nfull * bw < len) {  // a partial last block: +0 padding changes neither maximum's sides
     const float* b = x + nfull * bw;
     const std::size_t rest = len - nfull * bw, whole = rest / N * N;
-    SidedMax<V> s = whole ? fold(b, whole) : SidedMax<V>{zero, zero};
+    PatternMax<V> acc = whole ? fold(b, whole) : PatternMax<V>{zero, zero};
     if (whole < rest) {
       HWY_ALIGN float pad[HWY_MAX_BYTES / sizeof(float)] = {};
       std::memcpy(pad, b + whole, (rest - whole) * sizeof(float));
-      const SidedMax<V> t = sides(pad);
-      s.p = hn::Max(s.p, t.p);
-      s.q = hn::Max(s.q, t.q);
+      merge(acc, patterns(pad));
     }
-    m[nfull] = one(b, rest, s);
+    m[nfull] = one(b, rest, acc);
   }
   return static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, all)));
 }

@@ -208,6 +208,22 @@ inline void quantize_steps(const float* x, std::size_t len, std::size_t start, s
   }
 }
 
+inline void quantize_steps_ggml(const float* x, std::size_t nb, const float* r, const kernels::StepSpec& s,
+                                bool nibbles, std::uint8_t* out) {
+  for (std::size_t k = 0; k < nb; ++k) {
+    std::uint8_t* dst = out + k * (nibbles ? 18 : 34) + 2;
+    std::uint8_t c[32];
+    quantize_steps(x + k * 32, 32, 0, 32, r + k, s, nullptr, c);
+    for (std::size_t i = 0; i < 32; ++i) {
+      if (!nibbles) {
+        dst[i] = c[i];
+      } else if (i < 16) {
+        dst[i] = static_cast<std::uint8_t>(((c[i] + 8) & 0xF) | ((c[i + 16] + 8) & 0xF) << 4);
+      }
+    }
+  }
+}
+
 // ggml q4_0's statistic of each block, as quantize_row_q4_0_ref scans it: the first element of
 // largest |x| by a strict comparison starting from +0, |x| compared as f32 patterns.
 inline std::uint32_t block_signed_max_bits(const float* x, std::size_t len, std::size_t bw, std::uint32_t* m) {

@@ -42,33 +42,63 @@ HWY_INLINE hn::Vec<DF> StepT(hn::Vec<DF> x, hn::Vec<DF> r) {
   }
 }
 
-// The x86 conversion of integral f32 lanes q (cvtps2dq, cvttps2dq): q inside int32, else (NaN,
-// +-inf, |q| >= 2^31) INT32_MIN, the "integer indefinite" those instructions give; -2^31 is that
-// pattern either way. Highway's ConvertTo saturates instead, so the lanes outside are replaced.
+// x86's truncating conversion of f32 lanes v (cvttps2dq): trunc(v) inside int32, else (NaN, +-inf,
+// |v| >= 2^31) INT32_MIN, the "integer indefinite"; -2^31 is that pattern either way. On integral
+// lanes it is also cvtps2dq's result. The x86 targets run the instruction itself; Highway's
+// ConvertTo saturates instead (and fixes its lanes up for that), so elsewhere the lanes outside
+// are replaced.
 template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> X86Int32(DF df, hn::Vec<DF> q) {
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> X86Trunc(DF df, hn::Vec<DF> v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  using VI = hn::Vec<hn::Rebind<std::int32_t, DF>>;
+  (void)df;
+  if constexpr (sizeof(v.raw) == 16) {
+    return VI{_mm_cvttps_epi32(v.raw)};
+  } else {
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (sizeof(v.raw) == 64) return VI{_mm512_cvttps_epi32(v.raw)};
+#endif
+#if HWY_TARGET <= HWY_AVX2
+    if constexpr (sizeof(v.raw) == 32) return VI{_mm256_cvttps_epi32(v.raw)};
+#endif
+  }
+#else
   const hn::Rebind<std::int32_t, DF> di;
-  const auto inside = hn::Lt(hn::Abs(q), hn::Set(df, 0x1p31f));  // false for NaN
-  return hn::IfThenElse(hn::RebindMask(di, inside), hn::ConvertTo(di, hn::IfThenElseZero(inside, q)),
+  const auto inside = hn::Lt(hn::Abs(v), hn::Set(df, 0x1p31f));  // false for NaN
+  return hn::IfThenElse(hn::RebindMask(di, inside), hn::ConvertTo(di, hn::IfThenElseZero(inside, v)),
                         hn::Set(di, std::numeric_limits<std::int32_t>::min()));
+#endif
 }
 
 // Integer codes of t (f32 lanes). Round is round-half-even on every target; the half-away rule is
 // Rust's f32::round (t - trunc(t) is exact). The standard clamp requires t not NaN; the torch rule
 // sends NaN (no compare holds) and everything at or beyond 2^63 to lo, as torch's cast to int64
 // (INT64_MIN) followed by its clamp does; what lies at or below -2^63 the clamp sends to lo too.
-// ggml's rules convert as x86 does (X86Int32), then wrap to `shift` = 32 - bits bits (x86_wrap) or
-// clamp to [lo, hi] (x86_full_range); q4_0's (upper_only) adds 0.5 - lo to t in one f32 addition
-// (half_lo: that constant), truncates, converts, wraps to int8 and clamps above at hi - lo.
-template <StepTie kTie, StepSaturation kSat, class DF>
+// ggml's rules convert as x86 does (X86Trunc), then wrap to `shift` = 32 - bits bits (x86_wrap;
+// left out, kWrap false, for a caller that keeps only the code's low `bits` bits) or clamp to
+// [lo, hi] (x86_full_range); their half-away rule is the truncation of t + (t - trunc(t)), exact,
+// whose NaN for an infinite t converts as the infinity does (docs/SEMANTICS-fast.md section 7).
+// q4_0's (upper_only) adds 0.5 - lo to t in one f32 addition (half_lo: that constant), truncates
+// and converts, wraps to int8 and clamps above at hi - lo.
+template <StepTie kTie, StepSaturation kSat, bool kWrap, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF> t, hn::Vec<DF> vlo, hn::Vec<DF> vhi,
                                                               hn::Vec<DF> half_lo, int shift) {
   const hn::Rebind<std::int32_t, DF> di;
   if constexpr (kSat == StepSaturation::upper_only) {
     static_assert(kTie == StepTie::half_up_offset, "upper_only takes the offset code");
-    const auto offset = X86Int32(df, hn::Trunc(hn::Add(t, half_lo)));
+    const auto offset = X86Trunc(df, hn::Add(t, half_lo));
     const auto lo = hn::ConvertTo(di, vlo);
     return hn::Add(hn::Min(hn::ShiftRight<24>(hn::ShiftLeft<24>(offset)), hn::Sub(hn::ConvertTo(di, vhi), lo)), lo);
+  }
+  if constexpr (kSat == StepSaturation::x86_wrap || kSat == StepSaturation::x86_full_range) {
+    const auto c = kTie == StepTie::even ? X86Trunc(df, hn::Round(t)) : X86Trunc(df, hn::Add(t, hn::Sub(t, hn::Trunc(t))));
+    if constexpr (kSat == StepSaturation::x86_full_range) {
+      return hn::Min(hn::Max(c, hn::ConvertTo(di, vlo)), hn::ConvertTo(di, vhi));
+    } else if constexpr (kWrap) {
+      return hn::ShiftRightSame(hn::ShiftLeftSame(c, shift), shift);
+    } else {
+      return c;
+    }
   }
   hn::Vec<DF> q;
   if constexpr (kTie == StepTie::even) {
@@ -78,11 +108,6 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepIntCodes(DF df, hn::Vec<DF>
     const auto away = hn::Ge(hn::Abs(hn::Sub(t, tr)), hn::Set(df, 0.5f));
     const auto step = hn::Or(hn::And(t, hn::Set(df, -0.0f)), hn::Set(df, 1.0f));  // copysign(1, t)
     q = hn::IfThenElse(away, hn::Add(tr, step), tr);
-  }
-  if constexpr (kSat == StepSaturation::x86_wrap) {
-    return hn::ShiftRightSame(hn::ShiftLeftSame(X86Int32(df, q), shift), shift);
-  } else if constexpr (kSat == StepSaturation::x86_full_range) {
-    return hn::Min(hn::Max(X86Int32(df, q), hn::ConvertTo(di, vlo)), hn::ConvertTo(di, vhi));
   }
   auto c = hn::Min(hn::Max(q, vlo), vhi);
   if constexpr (kSat == StepSaturation::int64_min_then_clamp) {
@@ -153,8 +178,31 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
   return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
 }
 
-// The spec's rules as template arguments, so that the hot loop carries no branch on them.
-// kKind: 0 integers; minifloats 1 + (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0).
+// One vector's codes under the spec's rules, given as template arguments so that the hot loops
+// carry no branch on them; the constants are set once per call. kKind: 0 integers; minifloats 1 +
+// (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0).
+template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind, class DF, bool kWrap = true>
+struct StepCoder {
+  DF df;
+  hn::Vec<DF> vlo, vhi, half_lo;
+  int shift;
+  MiniParams mp;
+  explicit StepCoder(const StepSpec& s)
+      : vlo(hn::Set(df, static_cast<float>(s.lo))),
+        vhi(hn::Set(df, static_cast<float>(s.hi))),
+        half_lo(hn::Set(df, 0.5f - static_cast<float>(s.lo))),  // exact: |lo| <= 128
+        shift(32 - s.bits),
+        mp(Mini(s.fmt < 0 ? 0 : s.fmt)) {}
+  HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> operator()(hn::Vec<DF> xv, hn::Vec<DF> vr) const {
+    const auto t = StepT<kOp, DF>(xv, vr);
+    if constexpr (kKind == 0) {
+      return StepIntCodes<kTie, kSat, kWrap>(df, t, vlo, vhi, half_lo, shift);
+    } else {
+      return StepFloatCodes<(kKind - 1) % 2 == 1, (kKind >= 3)>(df, t, mp);
+    }
+  }
+};
+
 template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
 HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
@@ -162,10 +210,7 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const std::size_t N = hn::Lanes(df);
-  const auto vlo = hn::Set(df, static_cast<float>(s.lo)), vhi = hn::Set(df, static_cast<float>(s.hi));
-  const auto half_lo = hn::Set(df, 0.5f - static_cast<float>(s.lo));  // exact: |lo| <= 128
-  const int shift = 32 - s.bits;
-  const MiniParams mp = Mini(s.fmt < 0 ? 0 : s.fmt);
+  const StepCoder<kOp, kTie, kSat, kKind, decltype(df)> code_of(s);
   // The general walk below takes one segment per block, [i, i + cnt) under r[k]. Only its first
   // block may start inside, so the one division by bw is here: one per block was a third of a
   // narrow-block call.
@@ -175,14 +220,6 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
   const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
   std::size_t at = 0;  // the element the next vector of the block starts at
   std::size_t i = 0, k = 0;
-  auto code_of = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> vr) QSCHEME_INLINE_LAMBDA {
-    const auto t = StepT<kOp, decltype(df)>(xv, vr);
-    if constexpr (kKind == 0) {
-      return StepIntCodes<kTie, kSat>(df, t, vlo, vhi, half_lo, shift);
-    } else {
-      return StepFloatCodes<(kKind - 1) % 2 == 1, (kKind >= 3)>(df, t, mp);
-    }
-  };
   if (bw != 0 && start % bw == 0 && bw % N == 0 && ((bw / N) & (bw / N - 1)) == 0) {
     // Whole blocks of 2^lg vectors from the first column (every unit of the bytes path): vector v
     // lies in block v >> lg, with no loop per block (2 vectors per q8_0-style block, whose own
@@ -288,6 +325,63 @@ HWY_NOINLINE void QuantizeStepsImpl(const float* HWY_RESTRICT x, std::size_t len
                                     std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
   if (s.op == StepOp::divide) return QuantizeStepsOp<StepOp::divide>(x, len, start, bw, r, s, out32, out8, nibbles);
   QuantizeStepsOp<StepOp::multiply>(x, len, start, bw, r, s, out32, out8, nibbles);
+}
+
+// ggml's blocks straight from the input: block k's 32 codes into the bytes after its 2-byte scale,
+// as they are (block_q8_0) or as block_q4_0's nibbles, code i + 8 in byte i's low nibble and code
+// i + 16 + 8 in its high one. Staging a unit's codes in scratch and copying them into the blocks
+// afterwards took a third of a 64 MiB call.
+template <StepOp kOp, StepTie kTie, StepSaturation kSat, bool kNibbles>
+HWY_INLINE void QuantizeStepsGgmlT(const float* HWY_RESTRICT x, std::size_t nb, const float* HWY_RESTRICT r,
+                                   const StepSpec& s, std::uint8_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  static_assert(hn::MaxLanes(decltype(df)()) <= 16, "a vector of codes lies in one half of a block");
+  const std::size_t N = hn::Lanes(df);
+  constexpr std::size_t kBytes = kNibbles ? 18 : 34;
+  // Only a code's low 8 bits (block_q8_0, kind q8) or 4 (nibbles, kind q4) are stored: x86_wrap's
+  // sign extension to the kind's bits would not change them.
+  const StepCoder<kOp, kTie, kSat, 0, decltype(df), false> code_of(s);
+  const std::size_t len = nb * 32;
+  // Prefetches as QuantizeStepsT's loop does: one line per 16 floats.
+  const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
+  const auto eight = hn::Set(di, 8), nibble = hn::Set(di, 0xF);
+  for (std::size_t k = 0; k < nb; ++k) {
+    const float* HWY_RESTRICT xb = x + k * 32;
+    std::uint8_t* HWY_RESTRICT dst = out + k * kBytes + 2;
+    const auto vr = hn::Set(df, r[k]);
+    hwy::Prefetch(pf + k * 32);
+    hwy::Prefetch(pf + k * 32 + 16);
+    if constexpr (kNibbles) {
+      for (std::size_t j = 0; j < 16; j += N) {
+        const auto lo = hn::And(hn::Add(code_of(hn::LoadU(df, xb + j), vr), eight), nibble);
+        const auto hi = hn::And(hn::Add(code_of(hn::LoadU(df, xb + 16 + j), vr), eight), nibble);
+        StoreCodeBytes(di, hn::Or(lo, hn::ShiftLeft<4>(hi)), dst + j);
+      }
+    } else {
+      for (std::size_t j = 0; j < 32; j += N) StoreCodeBytes(di, code_of(hn::LoadU(df, xb + j), vr), dst + j);
+    }
+  }
+}
+
+template <StepTie kTie, StepSaturation kSat>
+HWY_INLINE void QuantizeStepsGgmlNibbles(const float* HWY_RESTRICT x, std::size_t nb, const float* HWY_RESTRICT r,
+                                         const StepSpec& s, bool nibbles, std::uint8_t* HWY_RESTRICT out) {
+  if (nibbles) return QuantizeStepsGgmlT<StepOp::multiply, kTie, kSat, true>(x, nb, r, s, out);
+  QuantizeStepsGgmlT<StepOp::multiply, kTie, kSat, false>(x, nb, r, s, out);
+}
+
+HWY_NOINLINE void QuantizeStepsGgmlImpl(const float* HWY_RESTRICT x, std::size_t nb, const float* HWY_RESTRICT r,
+                                        const StepSpec& s, bool nibbles, std::uint8_t* HWY_RESTRICT out) {
+  if (s.saturation == StepSaturation::upper_only) {
+    return QuantizeStepsGgmlNibbles<StepTie::half_up_offset, StepSaturation::upper_only>(x, nb, r, s, nibbles, out);
+  }
+  if (s.saturation == StepSaturation::x86_wrap) {
+    if (s.tie == StepTie::even) return QuantizeStepsGgmlNibbles<StepTie::even, StepSaturation::x86_wrap>(x, nb, r, s, nibbles, out);
+    return QuantizeStepsGgmlNibbles<StepTie::away, StepSaturation::x86_wrap>(x, nb, r, s, nibbles, out);
+  }
+  if (s.tie == StepTie::even) return QuantizeStepsGgmlNibbles<StepTie::even, StepSaturation::x86_full_range>(x, nb, r, s, nibbles, out);
+  QuantizeStepsGgmlNibbles<StepTie::away, StepSaturation::x86_full_range>(x, nb, r, s, nibbles, out);
 }
 
 }  // namespace HWY_NAMESPACE
