@@ -42,6 +42,7 @@ struct BenchArgs {
   std::optional<std::string> target;
   std::optional<std::string> cpus;
   std::optional<std::string> first_call_of;  // the child of a process_first_call row
+  std::optional<std::string> rows;           // ';'-separated row names: only those rows run
 };
 
 struct Row {
@@ -91,7 +92,28 @@ class OneThread {
   unsigned was_;
 };
 
+std::vector<std::string> split_list(const std::string& s, char sep);
+
 int run_kernels(const BenchArgs& args) {
+  // --rows: the kernel and peer rows named, each timed as in a full run; the streaming-store and
+  // two-pass baseline rows only when named too.
+  std::vector<std::string> only;
+  if (args.rows) {
+    only = split_list(*args.rows, ';');
+    for (const std::string& name : only) {
+      bool known = find_kernel(name) != nullptr;
+      for (const bench::Peer& p : bench::peers()) known = known || name == p.name;
+      for (const char* b : {"baseline read4 write1 streaming", "baseline read1 write4 streaming",
+                            "baseline two-pass read4 read4 write0.5", "baseline two-pass prefetched",
+                            "baseline two-pass block maxima"}) {
+        known = known || name == b;
+      }
+      if (!known) return report(Status(ErrorCode::invalid_argument, "--rows: no row named '" + name + "'"));
+    }
+  }
+  auto wanted = [&](std::string_view name) {
+    return !args.rows || std::find(only.begin(), only.end(), name) != only.end();
+  };
   const std::size_t n = args.mib * (std::size_t{1} << 20) / sizeof(float);
   const unsigned threads = fast::threads();
   const bench::Buffer<float> x = bench::make_input(n);
@@ -134,6 +156,7 @@ int run_kernels(const BenchArgs& args) {
   };
   std::vector<Row> kernel_rows;
   for (const bench::Kernel& k : bench::kernels()) {
+    if (!wanted(k.name)) continue;
     double kbest = 1e300, bbest = 1e300;
     if (k.process_first_call) {
       std::vector<std::string> child{"bench", "--first-call-of", k.name};
@@ -191,6 +214,7 @@ int run_kernels(const BenchArgs& args) {
   // qscheme row it pairs with, on that row's input.
   std::vector<Row> peer_rows;
   for (const bench::Peer& p : bench::peers()) {
+    if (!wanted(p.name)) continue;
     auto fail = [&](const Status& st) { return report(Status(st.code(), std::string(p.name) + ": " + st.message())); };
     const bench::Kernel* k = find_kernel(p.qscheme_row);
     if (!k) return fail(Status(ErrorCode::internal, std::string("no row ") + p.qscheme_row));
@@ -219,7 +243,11 @@ int run_kernels(const BenchArgs& args) {
   // each interleaved with its plain loop and shown as a ratio to it.
   double sq = 1e300, sq_base = 1e300, sdq = 1e300, sdq_base = 1e300, tbest = 1e300, tbase = 1e300, pbest = 1e300,
          pbase = 1e300, mbest = 1e300, mbase = 1e300;
-  for (int r = 0; r < args.reps; ++r) {
+  const bool baselines = !args.rows || wanted("baseline read4 write1 streaming") ||
+                         wanted("baseline read1 write4 streaming") ||
+                         wanted("baseline two-pass read4 read4 write0.5") || wanted("baseline two-pass prefetched") ||
+                         wanted("baseline two-pass block maxima");
+  for (int r = 0; baselines && r < args.reps; ++r) {
     sq_base = std::min(sq_base, timed([&] { base(bench::Direction::quantize); }));
     sq = std::min(sq, timed([&] { bench::baseline_read4_write1_stream(x.data(), q_out.data(), n, threads); }));
     sdq_base = std::min(sdq_base, timed([&] { base(bench::Direction::dequantize); }));
@@ -231,15 +259,18 @@ int run_kernels(const BenchArgs& args) {
     mbase = std::min(mbase, timed([&] { base(bench::Direction::quantize); }));
     mbest = std::min(mbest, timed([&] { bench::baseline_two_pass_block_maxima(x.data(), q_out.data(), n, threads); }));
   }
-  rows.push_back(make_row("baseline read4 write1", n, best_q, 0));
-  rows.push_back(make_row("baseline read1 write4", n, best_dq, 0));
-  rows.push_back(make_row("baseline read4 write1 streaming", n, sq, sq_base));
-  rows.push_back(make_row("baseline read1 write4 streaming", n, sdq, sdq_base));
-  rows.push_back(make_row("baseline two-pass read4 read4 write0.5", n, tbest, tbase));
-  rows.push_back(make_row("baseline two-pass prefetched", n, pbest, pbase));
-  rows.push_back(make_row("baseline two-pass block maxima", n, mbest, mbase));
-  rows.push_back(make_row("baseline read4 write1 in cache", nc, best_probe_q, 0));
-  rows.push_back(make_row("baseline read1 write4 in cache", nc, best_probe_dq, 0));
+  // Under --rows a direction with no row named has no baseline timing.
+  if (best_q < 1e300) rows.push_back(make_row("baseline read4 write1", n, best_q, 0));
+  if (best_dq < 1e300) rows.push_back(make_row("baseline read1 write4", n, best_dq, 0));
+  if (baselines) {
+    rows.push_back(make_row("baseline read4 write1 streaming", n, sq, sq_base));
+    rows.push_back(make_row("baseline read1 write4 streaming", n, sdq, sdq_base));
+    rows.push_back(make_row("baseline two-pass read4 read4 write0.5", n, tbest, tbase));
+    rows.push_back(make_row("baseline two-pass prefetched", n, pbest, pbase));
+    rows.push_back(make_row("baseline two-pass block maxima", n, mbest, mbase));
+  }
+  if (best_probe_q < 1e300) rows.push_back(make_row("baseline read4 write1 in cache", nc, best_probe_q, 0));
+  if (best_probe_dq < 1e300) rows.push_back(make_row("baseline read1 write4 in cache", nc, best_probe_dq, 0));
   rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
   rows.insert(rows.end(), peer_rows.begin(), peer_rows.end());
   if (args.json) {
@@ -440,6 +471,9 @@ void add_bench(CLI::App& root, std::vector<Command>& out) {
                   "with --vs-reference: passes over the tuples; each timing is the best of all passes (default 2)")
       ->check(CLI::Range(1, 100));
   app->add_option("--target", args->target, "force a Highway target (see qscheme info)");
+  app->add_option("--rows", args->rows,
+                  "';'-separated row names (as printed): only those rows, each interleaved with its baseline as in "
+                  "a full run");
   app->add_option("--cpus", args->cpus,
                   "run on these CPUs only, e.g. 0 or 0,2-3 (threads default to their count); figures differ "
                   "between the CPUs of a virtual machine");
