@@ -66,7 +66,7 @@ kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d) {
   return s;
 }
 
-Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt) {
+Status onnx_option_checks(const Scheme& scheme, const Layout& l, const PointOptions& opt) {
   const bool two = scheme.two_level();
   if (opt.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(*opt.scales, l, two));
   if (!opt.scales || two || scheme.scale_dtype() != ScaleDtype::f32) return errors::onnx_needs_given_f32_scales();

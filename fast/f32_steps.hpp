@@ -47,7 +47,7 @@ inline float step_operand(StepRecipe r, float e) {
 
 // onnx's checks of its options, in the reference's order: the given scales (count, global, each
 // value), then onnx-needs-given-f32-scales.
-Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt);
+Status onnx_option_checks(const Scheme& scheme, const Layout& l, const PointOptions& opt);
 
 // The whole-tensor stage of the recipe (quantize_whole.cc; steps_units.cc is its units stage):
 // its codes and stored scales (the given ones, -0 as +0; or the calibrated ones) of a tensor

@@ -23,6 +23,7 @@
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/support/prefetch_scales.hpp"
 
 namespace qscheme::fast::detail {
 namespace {
@@ -73,12 +74,12 @@ bool burn_divisor_of(double c, bool two, float g, float* eb) {
 template <class Sink>
 Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, const float* x, const Point& point,
                      OutputPolicy policy, const Sink& sink) {
-  const QuantizeOptions& options = point.options;
+  const PointOptions& options = point.options;
   const ScalePick pick = point.pick;
   const bool picked = pick != ScalePick::profile;
   const ExponentRule exponent(pick, scheme.value);
   const kernels::Kernels& kf = kernels::Get();
-  const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
+  const GivenScales* given = options.scales;  // calibration is then skipped
   const bool burn = options.profile == Profile::burn;
   // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
   // unit are left to the whole-tensor stage.
@@ -87,9 +88,16 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
     return Units::general;
   }
+  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
+  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
+  const bool uniform = p.bw == 0;
+  const bool prepass =
+      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
+  // Given block scales in one pass: each unit checks its own (unit_scales) as it reads them.
+  const bool unit_checks = given && !prepass && !uniform;
   GivenFacts gf;
   if (given) {
-    gf = given_facts(kf, *given, l, p.two, p.spec.has_zero);
+    gf = given_facts(kf, *given, l, p.two, p.spec.has_zero, !unit_checks);
     if (!gf.ok) return Units::general;  // the given-scale error
   }
 
@@ -123,11 +131,6 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
   std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
   float uniform_eb = 1.0f;
-  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
-  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
-  const bool uniform = p.bw == 0;
-  const bool prepass =
-      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
   // of the rows is enough to find non-finite input.
   const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
@@ -275,7 +278,9 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           std::uint32_t* q = s.tight.get();
           bool bad = false;
           if (given) {
-            if (!prepass) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
+            prefetch_scales(given->block.data(), l.scales, j0 + nbc, nbc);
+            if (unit_checks) bad = !unit_scales(kf, given->block.data() + j0, nbc, false).ok;
+            if (!prepass && !bad) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
             for (std::uint64_t k = 0; k < nbc; ++k) q[k] = std::bit_cast<std::uint32_t>(given->block[j0 + k]) & 0x7FFFFFFFu;
           } else {
             if (prepass) {
@@ -303,29 +308,35 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           continue;
         }
         if (given) {
+          prefetch_scales(given->block.data(), l.scales, j0 + nbc, nbc);
+          GivenFacts uf = gf;
+          if (unit_checks) {
+            uf = unit_scales(kf, given->block.data() + j0, nbc, p.spec.has_zero);
+            uf.zero = uf.zero || gf.zero;  // gf.zero: the global is 0
+            if (!uf.ok) {
+              failed = true;
+              return;
+            }
+          }
           // The unit's block maxima, where they are to be had: from the prepass when a zero scale
           // needs them there, here in one pass when a zero scale or the clamp does.
-          const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
+          const bool unit_maxima = !prepass && (uf.zero || clamp_kind);
           if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
           if (unit_maxima) a = s.amax.get();
           if (!prepass) {
             const std::uint32_t t =
                 unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) : kf.max_abs_bits(xr, un.len);
             bool bad = t >= 0x7F800000u;
-            for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
+            for (std::uint64_t k = 0; uf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
             if (bad) {
               failed = true;
               return;
             }
           }
-          // The given values as maxima of the scale kernel (spec above), -0 as +0.
-          std::uint32_t* gb = s.tight.get();
-          const float* gv = given->block.data() + r * p.nbr + kb;
-          for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
-          facts = kf.scales_from_max(gb, nbc, spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
-          bool in_range = clamp_kind && a != nullptr;
-          for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
-          cs.clamp = !in_range;
+          // The given values as maxima of the scale kernel (spec above; it reads -0 as +0).
+          facts = kf.scales_from_max(reinterpret_cast<const std::uint32_t*>(given->block.data() + j0), nbc, spec,
+                                     s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
+          cs.clamp = !(clamp_kind && a != nullptr && kf.blocks_within(a, s.e.get(), nbc, p.W));
         } else if (picked) {
           // A ue8m0 exponent rule or rceil: 2^k per block, then the exact profile's codes of x / 2^k,
           // clamped where some block's max |x| lies beyond the kind's max times 2^k.

@@ -10,7 +10,7 @@
 
 namespace qscheme::fast::detail {
 
-ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick) {
+ScaleRule scale_rule(const Scheme& s, const PointOptions& opt, ScalePick pick) {
   const ValueInfo& vi = info(s.value);
   ScaleRule r;
   r.sd = s.scale_dtype();
@@ -178,14 +178,23 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
 }
 
 GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
-                       bool grid_has_zero) {
+                       bool grid_has_zero, bool blocks) {
   GivenFacts f;
   if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
-  const kernels::ScaleRange r = kf.scale_range(gs.block.data(), gs.block.size());
+  const kernels::ScaleRange r = blocks ? kf.scale_range(gs.block.data(), gs.block.size()) : kernels::ScaleRange{};
   const kernels::ScaleRange g = kf.scale_range(two ? &*gs.global : nullptr, two ? 1 : 0);
   if (r.least < 0 || r.top >= 0x7F800000 || g.least < 0 || g.top >= 0x7F800000) return f;
   f.ok = true;
-  f.zero = (two && g.top == 0) || (grid_has_zero && r.least == 0);
+  f.zero = (two && g.top == 0) || (blocks && grid_has_zero && r.least == 0);
+  f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
+  return f;
+}
+
+GivenFacts unit_scales(const kernels::Kernels& kf, const float* s, std::size_t n, bool grid_has_zero) {
+  const kernels::ScaleRange r = kf.scale_range(s, n);
+  GivenFacts f;
+  f.ok = r.least >= 0 && r.top < 0x7F800000;
+  f.zero = grid_has_zero && r.least == 0;
   f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
   return f;
 }

@@ -22,6 +22,7 @@
 #include "fast/kernels/scalar.h"
 #include "fast/log2f_thresholds.hpp"
 #include "fast/points.hpp"
+#include "fast/scales.hpp"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "oracle/edge_tensors.hpp"
@@ -109,13 +110,41 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
   using qscheme::ScaleDtype;
   std::mt19937 rng(11);
   std::vector<std::uint32_t> given = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x477FE000u,
-                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u};
+                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u, 0x40400000u, 0x40A00000u};
   for (int i = 0; i < 3000; ++i) given.push_back(rng() % 0x7F800000u);
+  // Every grid's values, from its subnormals to past its max, and an f32 ulp either side: the
+  // round-up's edges (exact arithmetic on the bits: a value stays, the next f32 goes up a step).
+  for (auto sd : {ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+    const auto grid = qscheme::fast::detail::grid_of(sd);
+    for (int i = 0; i < 300; ++i) {
+      const int e = grid.emin - grid.m - 1 + static_cast<int>(rng() % static_cast<unsigned>(std::log2(grid.max) - grid.emin + grid.m + 3));
+      const double v = std::ldexp(1.0 + (rng() % 64) / 64.0, e);
+      const float c = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid));
+      if (!(c > 0) || !std::isfinite(c)) continue;
+      for (float f : {c, std::nextafter(c, 0.0f), std::nextafter(c, INFINITY)}) given.push_back(f32_bits(f));
+    }
+  }
+  // A set sign bit is ignored (a given -0 is +0; the checks let no other negative through).
+  given.push_back(0x80000000u);
+  given.push_back(0xBF800000u);
+  // Globals g whose c * g lies next to an end of InvF32's range [2^-100, 2^100] (c = 1, 3, 5): the
+  // f32 product can round onto the end while the exact one lies outside it.
+  std::vector<float> globals = {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f,
+                                0x1p-100f, 0x1p100f};
+  for (float c : {3.0f, 5.0f}) {
+    for (float end : {0x1p-100f, 0x1p100f}) {
+      const float g0 = end / c;
+      for (float g : {std::nextafter(std::nextafter(g0, 0.0f), 0.0f), std::nextafter(g0, 0.0f), g0,
+                      std::nextafter(g0, INFINITY), std::nextafter(std::nextafter(g0, INFINITY), INFINITY)}) {
+        globals.push_back(g);
+      }
+    }
+  }
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
     for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
       const auto grid = qscheme::fast::detail::grid_of(sd);
-      for (float g : {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f}) {
+      for (float g : globals) {
         fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, 2.0, g);
         sp.count_tight = false;
         std::vector<std::uint32_t> bits(given.size());
@@ -126,7 +155,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
         std::size_t bad = 0;
         bool want_far = false;
         for (std::size_t k = 0; k < given.size(); ++k) {
-          const double c = qscheme::fast::detail::grid_round_up(f32_from_bits(given[k]), grid);
+          const double c = qscheme::fast::detail::grid_round_up(std::fabs(f32_from_bits(given[k])), grid);
           const double we = c * g;
           const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
           want_far = want_far || far;
@@ -141,6 +170,43 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
         }
         BOOST_TEST(bad == 0u);
         BOOST_TEST(facts.any_far == want_far);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// The clamp test of a unit's blocks (kernels::blocks_within) against its twin: maxima on 2a = W e
+// and an f32 ulp either side, every count up to three vectors, one block out of range anywhere.
+BOOST_AUTO_TEST_CASE(blocks_within_matches_its_scalar_twin_on_every_target) {
+  std::mt19937 rng(17);
+  std::vector<std::uint32_t> a;
+  std::vector<double> e;
+  for (int i = 0; i < 200; ++i) {
+    const double ek = std::ldexp(1.0 + (rng() % 2048) / 2048.0, static_cast<int>(rng() % 40) - 20) * 0.0015958354f;
+    const float at = static_cast<float>(6.0 * ek);  // 2a = 12 e, rounded to f32
+    for (float f : {at, std::nextafter(at, 0.0f), std::nextafter(at, INFINITY), 0.0f}) {
+      a.push_back(f32_bits(f));
+      e.push_back(ek);
+    }
+  }
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (std::size_t n = 1; n <= a.size(); n += (n < 50 ? 1 : 37)) {
+      BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " n " << n) {
+        BOOST_TEST(fast::kernels::Get().blocks_within(a.data(), e.data(), n, 12.0) ==
+                   fast::scalar::blocks_within(a.data(), e.data(), n, 12.0));
+        // Every block within (each e doubled), then one block past it at each position.
+        std::vector<double> e2(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(n));
+        for (double& v : e2) v *= 2;
+        BOOST_TEST(fast::kernels::Get().blocks_within(a.data(), e2.data(), n, 12.0));
+        for (std::size_t k = 0; k < n; k += (n < 20 ? 1 : 7)) {
+          std::vector<double> e3 = e2;
+          e3[k] = 0x1p-149;
+          std::vector<std::uint32_t> a3(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+          a3[k] = f32_bits(1.0f);
+          BOOST_TEST(!fast::kernels::Get().blocks_within(a3.data(), e3.data(), n, 12.0));
+        }
       }
     }
   }

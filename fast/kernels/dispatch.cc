@@ -49,6 +49,7 @@ namespace qscheme::fast::kernels {
   X(prepass_block_max_abs_bits, PrepassBlockMaxAbsBitsImpl) \
   X(scale_range, ScaleRangeImpl)                           \
   X(scales_from_max, ScalesFromMaxImpl)                    \
+  X(blocks_within, BlocksWithinImpl)                       \
   X(exponent_scales, ExponentScalesImpl)                   \
   X(scales_from_bytes, ScalesFromBytesImpl)                \
   X(scale_values_from_bits, ScaleValuesFromBitsImpl)       \

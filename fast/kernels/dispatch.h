@@ -242,13 +242,19 @@ struct Kernels {
   ScaleRange (*scale_range)(const float* s, std::size_t n);
 
   // -- scales-inl.h: scales
-  // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,
+  // For k < nb, from a = |f32 with bits amax[k]| (finite; the sign bit is ignored, so that given
+  // scales are read as they are, -0 as +0): bits[k] = stored bit pattern of c,
   // e[k] = c * g, inv[k] = InvF32(e[k]).
   // tight (optional): tight[k] = 1 for a tight block k, else 0.
   // lowest (optional): lowest[k] = the bits of -a when W e == 2a and a > 0 (the one x of the
   // block that divides to -W/2), else 0xFFFFFFFF: the patterns quantize_row puts lo back by.
   ScaleFacts (*scales_from_max)(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits,
                                 double* e, float* inv, std::uint32_t* tight, std::uint32_t* lowest);
+  // Whether 2a <= W e[k] for every k < nb, a the f32 with bits amax[k] (finite, >= 0): no element
+  // of those blocks divides past W/2 (then symmetric integers and e2m1 need no clamp). Both sides
+  // are exact in f64 when W has at most 17 significant bits and each e at most 35. Scalar twin:
+  // scalar::blocks_within.
+  bool (*blocks_within)(const std::uint32_t* amax, const double* e, std::size_t nb, double W);
   // For k < nb, from a = amax[k] (finite, >= 0): bits[k] = p by rule s.rule, e[k] = 2^(p - 127),
   // inv[k] = InvF32(e[k]) (NaN outside [2^-100, 2^100]). Scalar twin: detail::ExponentRule
   // (fast/points.hpp) and InvF32.
