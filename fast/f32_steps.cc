@@ -55,6 +55,13 @@ kernels::StepSpec step_spec(StepRecipe r, Value v) {
   return s;
 }
 
+kernels::StepSpec burn_step_spec(Value v) {
+  kernels::StepSpec s = step_spec(StepRecipe::onnx, v);  // divide, clamp, the kind's range
+  s.tie = info(v).is_float ? kernels::StepTie::even : kernels::StepTie::away;
+  s.zero_plus = false;  // a zero t keeps its sign
+  return s;
+}
+
 kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d) {
   const ValueInfo& vi = info(v);
   kernels::StepScaleSpec s;

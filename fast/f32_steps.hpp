@@ -34,6 +34,11 @@ inline bool calibrates(StepRecipe r) { return r != StepRecipe::onnx && r != Step
 // The kernel's rules for the recipe's codes of value kind v.
 kernels::StepSpec step_spec(StepRecipe r, Value v);
 
+// Burn's codes of value kind v (docs/SEMANTICS.md section 5) as f32 steps: t = f32(x / e), then
+// half away from zero and the clamp (integers) or the saturating round-to-nearest-even cast with t's
+// sign (minifloats).
+kernels::StepSpec burn_step_spec(Value v);
+
 // The scale step of a calibrating recipe over value kind v and scale dtype d.
 kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d);
 

@@ -35,13 +35,11 @@ struct Scratch {
   std::unique_ptr<std::uint8_t[]> codes;
   std::unique_ptr<std::uint32_t[]> amax, bits, tight;
   std::unique_ptr<double[]> e;
-  std::unique_ptr<float[]> inv, eb;      // eb: Burn's divisors, or the f32 operands of microxcaling's codes
-  std::unique_ptr<std::int32_t[]> wide;  // burn: a row's i32 codes before they are narrowed
+  std::unique_ptr<float[]> inv, eb;  // eb: Burn's divisors, or the f32 operands of microxcaling's codes
   Scratch(const BytesPlan& p, bool burn, bool mx_steps) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     codes.reset(new std::uint8_t[16 * p.chunk]);
     if (burn || mx_steps) eb.reset(new float[nbc]);
-    if (burn) wide.reset(new std::int32_t[p.chunk]);
     amax.reset(new std::uint32_t[nbc]);
     bits.reset(new std::uint32_t[nbc]);
     tight.reset(new std::uint32_t[nbc]);
@@ -49,25 +47,6 @@ struct Scratch {
     inv.reset(new float[nbc]);
   }
 };
-
-// Burn's f32 scale steps (docs/SEMANTICS.md section 3) up to the grid: the block scale
-// f32(f32(2a) / W) of a block maximum a, over a global: f32(scale / g). False when 2a overflows
-// (burn-alpha-overflow).
-bool burn_pre_grid(float a, float W, bool two, float g, float* q) {
-  const float two_a = a * 2.0f;
-  if (std::isinf(two_a)) return false;
-  const float s = two_a / W;
-  *q = two ? s / g : s;
-  return true;
-}
-// Burn's divisor of a stored scale c: f32(g * c) under a global; 0 divides as 0.1. False when the
-// product overflows (burn-scale-product-overflow).
-bool burn_divisor_of(double c, bool two, float g, float* eb) {
-  const float e = two ? g * static_cast<float>(c) : static_cast<float>(c);
-  if (std::isinf(e)) return false;
-  *eb = burn_divisor(e);
-  return true;
-}
 
 }  // namespace
 
@@ -81,8 +60,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const kernels::Kernels& kf = kernels::Get();
   const GivenScales* given = options.scales;  // calibration is then skipped
   const bool burn = options.profile == Profile::burn;
-  // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
-  // unit are left to the whole-tensor stage.
+  // Burn's scales and codes are taken for whole blocks of a unit: blocks wider than a unit are
+  // left to the whole-tensor stage.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
       (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
       (picked && (p.bw == 0 || p.two || p.bw > p.chunk))) {
@@ -115,15 +94,16 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
     return !burn && amax_j != 0 &&
            (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
   };
-  // Burn: the grid's round-up of its f32 scale (scale_spec with wg = 2, g = 1: c = roundup(a)),
-  // the global bg in f32 (1 for one level), the kind's own codes (modes 2 and 3 of quantize_row).
-  kernels::ScaleSpec round_spec = scale_spec(p.sd, 2.0, 1.0);
-  round_spec.count_tight = false;
-  const float Wf = static_cast<float>(p.W);
+  // Burn: its scale steps (kernels::burn_scales) under the global bg (1 for one level; the given
+  // one, or calibrated from the prepass below), its codes on the f32-step kernel.
+  kernels::BurnScaleSpec bspec;
+  bspec.grid = scale_spec(p.sd, 2.0, 1.0);
+  bspec.W = static_cast<float>(p.W);
+  bspec.two = p.two;
+  bspec.given = given != nullptr;
   float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
-  const ValueInfo& vi = info(scheme.value);
-  const int burn_mode = vi.is_float ? 3 : 2;
-  const int burn_fmt = vi.is_float ? p.code.fmt : 0;
+  bspec.g = bg;
+  kernels::StepSpec burn_step = burn_step_spec(scheme.value);
   // Symmetric integers and e2m1 have codes without a clamp (QuantizeCodes' clamp flag), exact
   // where every |x/e| <= W/2, i.e. 2a <= W e for each block maximum a (both sides exact: W has at
   // most 17 significant bits, e at most 35).
@@ -174,16 +154,17 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
     if (burn) {
       // Burn's overflows are found at the largest block, as every step is monotonic: 2a at the
       // largest maximum, g * s_j at the largest stored scale.
-      float q = 0;
-      if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
-        return Units::general;  // burn-alpha-overflow
+      if (p.two && !given) {
+        // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
+        float q = 0;
+        if (!burn_scale(scalar::f32_from_bits(top), p.W, &q)) return Units::general;  // burn-alpha-overflow
+        bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
       }
-      // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
-      if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
+      bspec.g = bg;
+      std::uint32_t top_bits;
       float top_eb;
-      const double c_top = grid_round_up(given ? gf.top : (p.two ? q / bg : q), grid_of(p.sd));
-      if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
-        return Units::general;  // burn-scale-product-overflow
+      if (!burn_block_scale(given ? scalar::f32_bits(gf.top) : top, bspec, p.sd, &top_bits, &top_eb)) {
+        return Units::general;  // burn-alpha-overflow, burn-scale-product-overflow
       }
       spec.g = bg;
     } else if (p.two && !given) {
@@ -193,12 +174,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       spec.wg = p.W * g;
     }
     if (uniform && !given && burn) {
-      float q = 0;
-      burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q);
-      const std::uint32_t qb = scalar::f32_bits(q);
       std::uint32_t b;
-      kf.scales_from_max(&qb, 1, round_spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
-      burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);
+      burn_block_scale(top, bspec, p.sd, &b, &uniform_eb);  // checked above
       sink.tensor_scale(b);
     } else if (uniform && !given) {
       std::uint32_t b;
@@ -211,8 +188,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   if (uniform && given) {
     const std::uint32_t a = std::bit_cast<std::uint32_t>(given->block[0]) & 0x7FFFFFFFu;
     std::uint32_t b;
-    kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
-    if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
+    if (burn) {
+      burn_block_scale(a, bspec, p.sd, &b, &uniform_eb);  // one level: no product, no overflow
+    } else {
+      kf.scales_from_max(&a, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    }
     if (prepass) uniform_code.clamp = !(clamp_kind && within_range(tensor_top, uniform_e));
     sink.tensor_scale(b);
   }
@@ -228,6 +208,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
   mx_spec.x_just_read = !prepass;
+  burn_step.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     Scratch s(p, burn, point.mx_steps);
@@ -256,9 +237,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             uc.clamp = !(clamp_kind && within_range(t, uniform_e));
           }
           if (burn) {
-            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, burn_fmt,
-                            s.wide.get(), 1, 1, 0, nullptr);
-            kf.codes_to_bytes(s.wide.get(), un.len, codes);
+            kf.quantize_steps(xr, un.len, un.c0, 0, &uniform_eb, burn_step, nullptr, codes);
             continue;
           }
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uc, codes,
@@ -274,37 +253,26 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         const std::uint32_t* a = nullptr;
         const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
         if (burn) {
-          // Burn's f32 steps up to the grid, the round-up, Burn's divisors, then its codes.
-          std::uint32_t* q = s.tight.get();
+          // Burn's scale steps over the unit's blocks (their maxima, or the given scales), then its
+          // codes on the f32-step kernel.
           bool bad = false;
           if (given) {
             prefetch_scales(given->block.data(), l.scales, j0 + nbc, nbc);
             if (unit_checks) bad = !unit_scales(kf, given->block.data() + j0, nbc, false).ok;
             if (!prepass && !bad) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
-            for (std::uint64_t k = 0; k < nbc; ++k) q[k] = std::bit_cast<std::uint32_t>(given->block[j0 + k]) & 0x7FFFFFFFu;
+            a = reinterpret_cast<const std::uint32_t*>(given->block.data() + j0);
+          } else if (prepass) {
+            a = &amax[j0];
           } else {
-            if (prepass) {
-              a = &amax[j0];
-            } else {
-              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u;
-              a = s.amax.get();
-            }
-            for (std::uint64_t k = 0; !bad && k < nbc; ++k) {
-              float qk = 0;
-              bad = !burn_pre_grid(scalar::f32_from_bits(a[k]), Wf, p.two, bg, &qk);
-              q[k] = scalar::f32_bits(qk);
-            }
+            bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax.get()) >= 0x7F800000u;
+            a = s.amax.get();
           }
-          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits.get(), s.e.get(), s.inv.get(), nullptr, nullptr);
-          for (std::uint64_t k = 0; !bad && k < nbc; ++k) bad = !burn_divisor_of(s.e[k], p.two, bg, &s.eb[k]);
-          if (bad) {
+          if (bad || kf.burn_scales(a, nbc, bspec, s.bits.get(), s.eb.get())) {
             failed = true;
             return;
           }
           sink.block_scales(j0, s.bits.get(), nbc);
-          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb.get(), burn_mode, vi.lo, vi.hi, burn_fmt,
-                          s.wide.get(), 1, 1, 0, nullptr);
-          kf.codes_to_bytes(s.wide.get(), un.len, codes);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb.get(), burn_step, nullptr, codes);
           continue;
         }
         if (given) {

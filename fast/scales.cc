@@ -53,6 +53,23 @@ bool burn_scale(float a, double W, float* s) {
   return true;
 }
 
+bool burn_block_scale(std::uint32_t a, const kernels::BurnScaleSpec& s, ScaleDtype d, std::uint32_t* bits,
+                      float* divisor) {
+  float q;
+  if (s.given) {
+    q = scalar::f32_from_bits(a & 0x7FFFFFFFu);
+  } else {
+    if (!burn_scale(scalar::f32_from_bits(a), s.W, &q)) return false;
+    if (s.two) q = q / s.g;
+  }
+  const double c = grid_round_up(q, grid_of(d));
+  *bits = scale_to_bits(c, d);
+  const float e = s.two ? s.g * static_cast<float>(c) : static_cast<float>(c);
+  if (std::isinf(e)) return false;
+  *divisor = burn_divisor(e);
+  return true;
+}
+
 Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout& l, const Geo& g, const float* x,
                     const std::vector<std::uint32_t>& bmax, const std::vector<ExactSum>& sums,
                     const GivenScales* given, std::uint32_t* scale_bits, std::uint32_t* global_bits,

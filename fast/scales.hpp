@@ -66,6 +66,12 @@ bool burn_scale(float a, double W, float* s);
 // Burn's divisor for an effective scale e: e, or 0.1 for a zero scale (as Burn guards it).
 inline float burn_divisor(float e) { return e == 0 ? 0.1f : e; }
 
+// Burn's scale of one block by BurnScaleSpec s over dtype d (kernels::burn_scales' scalar twin, and
+// the drivers' check of the largest block): Burn's steps on host f32 arithmetic, the grid's
+// round-up by grid_round_up (exact, in f64). False when 2a or g * c overflows f32.
+bool burn_block_scale(std::uint32_t a, const kernels::BurnScaleSpec& s, ScaleDtype d, std::uint32_t* bits,
+                      float* divisor);
+
 // The effective scales of every block, as the codes stage (kernels' quantize_row) takes them.
 struct BlockScales {
   double g = 1;                // the global (two levels), else 1

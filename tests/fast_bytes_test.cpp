@@ -176,6 +176,97 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// Burn's scale steps over a unit's blocks (kernels::burn_scales) against the block-by-block twin
+// (detail::burn_block_scale: host f32 steps, grid_round_up in f64): every dtype, the value kinds'
+// widths, one level and globals (Burn's floor 2^-126, full-width ones, ones whose products
+// overflow), calibrated and given; maxima whose f32 scale f32(f32(2a) / W) (over g) lands on a grid
+// value or an f32 ulp either side, subnormal scales, zeros (0.1), 2a at f32's overflow, random
+// patterns; every count up to three vectors and more, so each tail is taken.
+BOOST_AUTO_TEST_CASE(burn_scales_match_their_scalar_twin_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(13);
+  std::vector<std::uint32_t> base = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7EFFFFFFu, 0x7F000000u,
+                                     0x7F7FFFFFu, 0x33800000u, 0x80000000u};
+  for (int i = 0; i < 1500; ++i) base.push_back(rng() % 0x7F800000u);
+  for (int i = 0; i < 500; ++i) base.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      const auto grid = qscheme::fast::detail::grid_of(sd);
+      for (float W : {254.0f, 255.0f, 14.0f, 15.0f, 2.0f, 3.0f, 896.0f, 114688.0f, 12.0f}) {
+        for (float g : {1.0f, 0x1p-126f, 0.0015958354f, 0.3125f, 3.3e20f, 3e38f}) {
+          for (bool given : {false, true}) {
+            const bool two = g != 1.0f;
+            if (given && W != 254.0f && W != 12.0f) continue;  // W plays no part
+            std::vector<std::uint32_t> a = base;
+            // Maxima whose Burn scale is a grid value (over g), and their f32 neighbours.
+            for (int i = 0; i < 200; ++i) {
+              const double v = std::ldexp(1.0 + (rng() % 1024) / 1024.0, grid.emin - grid.m - 2 + static_cast<int>(rng() % 60));
+              const float c = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid));
+              const float am = given ? c : c * (two ? g : 1.0f) * W / 2.0f;
+              if (!(am > 0) || !std::isfinite(am)) continue;
+              for (float f : {am, std::nextafter(am, 0.0f), std::nextafter(am, INFINITY)}) a.push_back(f32_bits(f));
+            }
+            fast::kernels::BurnScaleSpec sp;
+            sp.grid = qscheme::fast::detail::scale_spec(sd, 2.0, 1.0);
+            sp.W = W;
+            sp.g = g;
+            sp.two = two;
+            sp.given = given;
+            for (std::size_t n : {a.size(), std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{33}}) {
+              // Calibrated maxima are magnitudes; a given scale's sign bit is ignored.
+              std::vector<std::uint32_t> in(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+              if (!given) for (std::uint32_t& b : in) b &= 0x7FFFFFFFu;
+              std::vector<std::uint32_t> bits(n), wbits(n);
+              std::vector<float> d(n), wd(n);
+              const bool over = fast::kernels::Get().burn_scales(in.data(), n, sp, bits.data(), d.data());
+              bool want_over = false;
+              std::size_t bad = 0;
+              for (std::size_t k = 0; k < n; ++k) {
+                if (!qscheme::fast::detail::burn_block_scale(in[k], sp, sd, &wbits[k], &wd[k])) {
+                  want_over = true;
+                  continue;
+                }
+                if (bits[k] != wbits[k] || f32_bits(d[k]) != f32_bits(wd[k])) {
+                  if (++bad < 5) {
+                    BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " W " << W
+                                          << " g " << g << " given " << given << " a 0x" << std::hex << in[k] << " bits 0x"
+                                          << bits[k] << " want 0x" << wbits[k] << std::dec << " divisor " << d[k]
+                                          << " want " << wd[k]);
+                  }
+                }
+              }
+              BOOST_TEST(bad == 0u);
+              BOOST_TEST(over == want_over);
+            }
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  // The twin at points worked out by hand: q8s (W 254), f16 scales, one level. a = 127: 2a / W = 1,
+  // stored 0x3C00, divisor 1. a = 0: scale 0, stored 0, divisor 0.1. a = 1: 2 / 254 = 0.007874016
+  // (f32 0x3C010204), rounded up onto f16's 2^-8 binade (step 2^-18): 0x2008 = 0.00787353515625 is
+  // below it, so 0x2009 = 0.0078773498535...; the divisor is that value.
+  fast::kernels::BurnScaleSpec sp;
+  sp.grid = qscheme::fast::detail::scale_spec(ScaleDtype::f16, 2.0, 1.0);
+  sp.W = 254.0f;
+  std::uint32_t b = 0;
+  float dv = 0;
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(f32_bits(127.0f), sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0x3C00u);
+  BOOST_TEST(dv == 1.0f);
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(0u, sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0u);
+  BOOST_TEST(f32_bits(dv) == f32_bits(0.1f));
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(f32_bits(1.0f), sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0x2009u);
+  BOOST_TEST(dv == static_cast<float>(std::ldexp(1.0 + 9.0 / 1024.0, -7)));
+  // 2a overflows f32 (a > f32max / 2): Burn's error.
+  BOOST_TEST(!qscheme::fast::detail::burn_block_scale(0x7F000000u, sp, ScaleDtype::f16, &b, &dv));
+}
+
 // The clamp test of a unit's blocks (kernels::blocks_within) against its twin: maxima on 2a = W e
 // and an f32 ulp either side, every count up to three vectors, one block out of range anywhere.
 BOOST_AUTO_TEST_CASE(blocks_within_matches_its_scalar_twin_on_every_target) {

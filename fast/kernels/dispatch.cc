@@ -54,6 +54,7 @@ namespace qscheme::fast::kernels {
   X(scales_from_bytes, ScalesFromBytesImpl)                \
   X(scale_values_from_bits, ScaleValuesFromBitsImpl)       \
   X(step_scales, StepScalesImpl)                           \
+  X(burn_scales, BurnScalesImpl)                           \
   X(quantize_exact_int, QuantizeExactIntImpl)              \
   X(quantize_exact_float, QuantizeExactFloatImpl)          \
   X(quantize_zero_scale, QuantizeZeroScaleImpl)            \

@@ -152,6 +152,20 @@ struct StepScaleSpec {
   float hi = 127;
 };
 
+// Burn's block scales (docs/SEMANTICS.md sections 3 and 4), each step one f32 operation, per block
+// from a (f32 bits): calibrated, a is max |x| and q = f32(f32(2a) / W), over a global f32(q / g);
+// given, a is the given scale and q = |a| (a -0 is +0). c = q rounded up onto the grid of `grid`
+// (its m, emin, max and ue8m0; saturating, ue8m0's 0 as 2^-127) is the stored scale, and the
+// codes divide by f32(g * c) (c for one level), a zero one as 0.1 (Burn's valid_scale). 2a or
+// g * c overflowing to inf is Burn's error (unsupported-profile), which the kernel reports.
+struct BurnScaleSpec {
+  ScaleSpec grid;  // the grid fields only
+  float W = 254;   // the value kind's hi - lo
+  float g = 1;     // the global (two levels)
+  bool two = false;
+  bool given = false;
+};
+
 // What dequant_ggml reads: ggml's blocks (block_q8_0: the f16 scale d, little-endian, then 32 int8
 // codes; block_q4_0 (nibbles): d, then 16 bytes holding code i + 8 in byte i's low nibble and code
 // i + 16 + 8 in its high nibble), the least code allowed (-127 or -7 under a kind's standard range,
@@ -270,6 +284,12 @@ struct Kernels {
   // from stat[k] (finite). Scalar twin: scalar::step_scale.
   void (*step_scales)(const std::uint32_t* stat, std::size_t nb, const StepScaleSpec& s, std::uint32_t* bits,
                       float* operand);
+  // BurnScaleSpec's steps for k < nb: bits[k] the stored pattern, divisor[k] the codes' f32
+  // divisor, from a[k] (finite; given: any sign). Returns true when some block overflows (2a or
+  // g * c), whose entries are then meaningless. Scalar twin: detail::burn_block_scale
+  // (fast/scales.hpp).
+  bool (*burn_scales)(const std::uint32_t* a, std::size_t nb, const BurnScaleSpec& s, std::uint32_t* bits,
+                      float* divisor);
 
   // -- quantize-inl.h: codes, one segment under one scale (i32 codes)
   // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e

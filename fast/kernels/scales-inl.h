@@ -814,6 +814,56 @@ HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::si
   }
 }
 
+// ---- Burn's block scales (BurnScaleSpec)
+//
+// Each of Burn's steps is the one IEEE f32 operation it names (2a is exact below its overflow;
+// divps and mulps round once), the grid's round-up is GridRoundUp's exact arithmetic on q's bits, and the
+// divisor is one f32 product: N blocks at a time, the tail through a padded buffer.
+HWY_NOINLINE bool BurnScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::size_t nb, const BurnScaleSpec& spec,
+                                 std::uint32_t* HWY_RESTRICT bits, float* HWY_RESTRICT divisor) {
+  const BurnScaleSpec s = spec;  // a copy the stores below cannot alias
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const std::size_t N = hn::Lanes(df);
+  const auto vW = hn::Set(df, s.W), vg = hn::Set(df, s.g);
+  const auto point_one = hn::Set(df, 0.1f);
+  const auto zero = hn::Zero(df);
+  const auto magnitude = hn::Set(du, 0x7FFFFFFFu);
+  // The largest 2a and g * c seen: +inf exactly when one overflowed (all are >= 0).
+  auto top = zero;
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pd) QSCHEME_INLINE_LAMBDA {
+    hn::Vec<decltype(df)> q;
+    if (s.given) {
+      q = hn::BitCast(df, hn::And(hn::LoadU(du, src), magnitude));
+    } else {
+      const auto av = hn::BitCast(df, hn::LoadU(du, src));
+      const auto two_a = hn::Add(av, av);
+      top = hn::Max(top, two_a);
+      q = hn::Div(two_a, vW);
+      if (s.two) q = hn::Div(q, vg);
+    }
+    hn::Vec<decltype(du)> p;
+    hn::Vec<decltype(df)> c;
+    GridRoundUp(df, s.grid, q, &p, &c);
+    hn::StoreU(p, du, pb);
+    const auto ev = s.two ? hn::Mul(vg, c) : c;
+    top = hn::Max(top, ev);
+    hn::StoreU(hn::IfThenElse(hn::Eq(ev, zero), point_one, ev), df, pd);
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(a + k, bits + k, divisor + k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};  // zero blocks overflow nothing
+    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    HWY_ALIGN float db[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(ab, a + k, (nb - k) * sizeof(std::uint32_t));
+    one(ab, bb, db);
+    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(divisor + k, db, (nb - k) * sizeof(float));
+  }
+  return hn::GetLane(hn::MaxOfLanes(df, top)) == std::numeric_limits<float>::infinity();
+}
+
 // ---- narrow blocks: one scale per lane
 //
 // A row whose blocks are narrower than two vectors (N-D blocks cut rows into short segments) is
