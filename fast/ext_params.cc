@@ -143,7 +143,7 @@ Result<ExtParams> ext_params(const Scheme& scheme, const Layout& l, const float*
   const Geo g(l);
   const std::uint64_t nb = l.scales;
   const ExtRule rule = ext_rule(p);
-  const GivenScales* given = p.options.scales ? &*p.options.scales : nullptr;
+  const GivenScales* given = p.options.scales;
   if (given) {
     QSCHEME_RETURN_IF_ERROR(check_finite(kf, x, l.elements));
     bool zero = false;

@@ -49,7 +49,7 @@ bool flat_blocks(const Layout& l, std::uint64_t* bw) {
 bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Point& point, const ExtOutput& out) {
   std::uint64_t bw = 0;
   if (l.elements == 0 || (out.bytes && !direct_bytes(scheme, l)) || !flat_blocks(l, &bw)) return false;
-  const bool given = point.options.scales.has_value();
+  const bool given = point.options.scales != nullptr;
   // Sym calibration (i16) and a calibrated scale for the whole tensor need the whole input first.
   if (!given && (!scheme.affine() || bw == 0)) return false;
   const ExtRule rule = ext_rule(point);

@@ -55,6 +55,13 @@ kernels::StepSpec step_spec(StepRecipe r, Value v) {
   return s;
 }
 
+kernels::StepSpec burn_step_spec(Value v) {
+  kernels::StepSpec s = step_spec(StepRecipe::onnx, v);  // divide, clamp, the kind's range
+  s.tie = info(v).is_float ? kernels::StepTie::even : kernels::StepTie::away;
+  s.zero_plus = false;  // a zero t keeps its sign
+  return s;
+}
+
 kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d) {
   const ValueInfo& vi = info(v);
   kernels::StepScaleSpec s;
@@ -66,7 +73,7 @@ kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d) {
   return s;
 }
 
-Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt) {
+Status onnx_option_checks(const Scheme& scheme, const Layout& l, const PointOptions& opt) {
   const bool two = scheme.two_level();
   if (opt.scales) QSCHEME_RETURN_IF_ERROR(check_given_scales(*opt.scales, l, two));
   if (!opt.scales || two || scheme.scale_dtype() != ScaleDtype::f32) return errors::onnx_needs_given_f32_scales();

@@ -34,6 +34,11 @@ inline bool calibrates(StepRecipe r) { return r != StepRecipe::onnx && r != Step
 // The kernel's rules for the recipe's codes of value kind v.
 kernels::StepSpec step_spec(StepRecipe r, Value v);
 
+// Burn's codes of value kind v (docs/SEMANTICS.md section 5) as f32 steps: t = f32(x / e), then
+// half away from zero and the clamp (integers) or the saturating round-to-nearest-even cast with t's
+// sign (minifloats).
+kernels::StepSpec burn_step_spec(Value v);
+
 // The scale step of a calibrating recipe over value kind v and scale dtype d.
 kernels::StepScaleSpec step_scale_spec(StepRecipe r, Value v, ScaleDtype d);
 
@@ -47,7 +52,7 @@ inline float step_operand(StepRecipe r, float e) {
 
 // onnx's checks of its options, in the reference's order: the given scales (count, global, each
 // value), then onnx-needs-given-f32-scales.
-Status onnx_option_checks(const Scheme& scheme, const Layout& l, const QuantizeOptions& opt);
+Status onnx_option_checks(const Scheme& scheme, const Layout& l, const PointOptions& opt);
 
 // The whole-tensor stage of the recipe (quantize_whole.cc; steps_units.cc is its units stage):
 // its codes and stored scales (the given ones, -0 as +0; or the calibrated ones) of a tensor

@@ -86,10 +86,9 @@ ScalePick pick_of(const Rules& r) {
 
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
   Point p;
-  p.options = options;
+  p.options = {options.profile, options.calibration, options.scales ? &*options.scales : nullptr};
   if (!options.rules) return p;
   const Rules& r = *options.rules;
-  p.options.rules.reset();
   // A profile's point runs as the profile, whose own checks are validate_rules' for it.
   if (const std::optional<Profile> prof = profile_of(r)) {
     p.options.profile = *prof;

@@ -27,8 +27,17 @@ enum class ScalePick : std::uint8_t { profile, ocp_floor, torchao_ceil, torchao_
 // q4_0, the signed max: their scales and codes in f32 steps (f32_steps.hpp).
 enum class GgmlPoint : std::uint8_t { none, q8_0, q8_0_x86, q4_0 };
 
+// The options a point runs with: the profile it runs as, the calibration, and the caller's given
+// scales, read where they are (QuantizeOptions::scales, alive for the call): a copy per call was a
+// pass over every scale, 4 MiB for nvfp4 on 64 MiB of input.
+struct PointOptions {
+  Profile profile = Profile::exact;
+  Calibration calibration = Calibration::minmax;
+  const GivenScales* scales = nullptr;
+};
+
 struct Point {
-  QuantizeOptions options;  // the profile the point runs as, rules cleared
+  PointOptions options;
   ScalePick pick = ScalePick::profile;
   // torch's codes of given f32 scales (recipe torch-qint8): t = f32(x * f32(1 / e)) rounded half
   // to even; NaN, +-inf and 2^63 and beyond give lo (torch's INT64_MIN, then the clamp), the rest
@@ -47,7 +56,8 @@ struct Point {
 
 // The point options ask for: a profile's point as that profile; any other checked as the
 // reference checks it (validate_rules), then unsupported-profile if the fast engine does not run
-// it yet. The caller checks the layout and given scales first, as the reference does.
+// it yet. The caller checks the layout and given scales first, as the reference does. The point
+// refers to options' given scales: options must outlive it.
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options);
 
 // How the fast engine reads tensors stored under a point (their checks, dequantize, encode,

@@ -70,7 +70,7 @@ template <class Sink>
 Status run(const Scheme& scheme, const Call& c, const float* x, OutputPolicy policy, const Sink& sink) {
   const std::optional<detail::StepRecipe> step = detail::step_recipe(c.point);
   const detail::Units u =
-      step ? detail::steps_units(*step, scheme, c.l, c.p, x, c.point.options.scales ? &*c.point.options.scales : nullptr,
+      step ? detail::steps_units(*step, scheme, c.l, c.p, x, c.point.options.scales,
                                  policy, sink)
            : detail::quantize_units(scheme, c.l, c.p, x, c.point, policy, sink);
   if (u == detail::Units::done) return {};

@@ -23,6 +23,7 @@
 #include "fast/support/big_buffer.hpp"
 #include "fast/support/lowest_code.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/support/prefetch_scales.hpp"
 #include "fast/support/unit_scratch.hpp"
 
 namespace qscheme::fast::detail {
@@ -35,12 +36,11 @@ struct Scratch {
   std::uint8_t* codes;
   std::uint32_t *amax, *bits, *tight;
   double* e;
-  float *inv, *eb;      // eb: Burn's divisors, or the f32 operands of microxcaling's codes
-  std::int32_t* wide;   // burn: a row's i32 codes before they are narrowed
+  float *inv, *eb;  // eb: Burn's divisors, or the f32 operands of microxcaling's and nvidia-nvfp4's codes
   static std::size_t bytes(const BytesPlan& p) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
     return UnitScratch::rounded(16 * p.chunk) + 3 * UnitScratch::rounded(nbc * 4) + UnitScratch::rounded(nbc * 8) +
-           2 * UnitScratch::rounded(nbc * 4) + UnitScratch::rounded(p.chunk * 4);
+           2 * UnitScratch::rounded(nbc * 4);
   }
   Scratch(UnitScratch& u, const BytesPlan& p) {
     const std::size_t nbc = p.bw ? p.chunk / p.bw + 2 : 1;
@@ -51,52 +51,38 @@ struct Scratch {
     e = u.take<double>(nbc);
     inv = u.take<float>(nbc);
     eb = u.take<float>(nbc);
-    wide = u.take<std::int32_t>(p.chunk);
   }
 };
-
-// Burn's f32 scale steps (docs/SEMANTICS.md section 3) up to the grid: the block scale
-// f32(f32(2a) / W) of a block maximum a, over a global: f32(scale / g). False when 2a overflows
-// (burn-alpha-overflow).
-bool burn_pre_grid(float a, float W, bool two, float g, float* q) {
-  const float two_a = a * 2.0f;
-  if (std::isinf(two_a)) return false;
-  const float s = two_a / W;
-  *q = two ? s / g : s;
-  return true;
-}
-// Burn's divisor of a stored scale c: f32(g * c) under a global; 0 divides as 0.1. False when the
-// product overflows (burn-scale-product-overflow).
-bool burn_divisor_of(double c, bool two, float g, float* eb) {
-  const float e = two ? g * static_cast<float>(c) : static_cast<float>(c);
-  if (std::isinf(e)) return false;
-  *eb = burn_divisor(e);
-  return true;
-}
 
 }  // namespace
 
 template <class Sink>
 Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, const float* x, const Point& point,
                      OutputPolicy policy, const Sink& sink) {
-  const QuantizeOptions& options = point.options;
+  const PointOptions& options = point.options;
   const ScalePick pick = point.pick;
   const bool picked = pick != ScalePick::profile;
   const ExponentRule exponent(pick, scheme.value);
   const kernels::Kernels& kf = kernels::Get();
-  const GivenScales* given = options.scales ? &*options.scales : nullptr;  // calibration is then skipped
+  const GivenScales* given = options.scales;  // calibration is then skipped
   const bool burn = options.profile == Profile::burn;
-  // Burn's codes come from the i32 row kernel over whole blocks of a unit: blocks wider than a
-  // unit are left to the whole-tensor stage.
-  // nvidia-nvfp4's given scales run whole-tensor.
+  // Burn's scales and codes are taken for whole blocks of a unit: blocks wider than a unit are
+  // left to the whole-tensor stage. nvidia-nvfp4's given scales run whole-tensor.
   if (!p.fused || (options.profile != Profile::exact && !burn) ||
       (options.calibration != Calibration::minmax && !given) || (burn && p.bw > p.chunk) ||
       (picked && (p.bw == 0 || p.two || p.bw > p.chunk)) || (point.te_nvfp4 && (given || p.bw == 0))) {
     return Units::general;
   }
+  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
+  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
+  const bool uniform = p.bw == 0;
+  const bool prepass =
+      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
+  // Given block scales in one pass: each unit checks its own (unit_scales) as it reads them.
+  const bool unit_checks = given && !prepass && !uniform;
   GivenFacts gf;
   if (given) {
-    gf = given_facts(kf, *given, l, p.two, p.spec.has_zero);
+    gf = given_facts(kf, *given, l, p.two, p.spec.has_zero, !unit_checks);
     if (!gf.ok) return Units::general;  // the given-scale error
   }
 
@@ -114,15 +100,16 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
     return !burn && amax_j != 0 &&
            (spec.g == 0 || (spec.has_zero && (std::bit_cast<std::uint32_t>(given->block[j]) << 1) == 0));
   };
-  // Burn: the grid's round-up of its f32 scale (scale_spec with wg = 2, g = 1: c = roundup(a)),
-  // the global bg in f32 (1 for one level), the kind's own codes (modes 2 and 3 of quantize_row).
-  kernels::ScaleSpec round_spec = scale_spec(p.sd, 2.0, 1.0);
-  round_spec.count_tight = false;
-  const float Wf = static_cast<float>(p.W);
+  // Burn: its scale steps (kernels::burn_scales) under the global bg (1 for one level; the given
+  // one, or calibrated from the prepass below), its codes on the f32-step kernel.
+  kernels::BurnScaleSpec bspec;
+  bspec.grid = scale_spec(p.sd, 2.0, 1.0);
+  bspec.W = static_cast<float>(p.W);
+  bspec.two = p.two;
+  bspec.given = given != nullptr;
   float bg = p.two && given ? static_cast<float>(spec.g) : 1.0f;
-  const ValueInfo& vi = info(scheme.value);
-  const int burn_mode = vi.is_float ? 3 : 2;
-  const int burn_fmt = vi.is_float ? p.code.fmt : 0;
+  bspec.g = bg;
+  kernels::StepSpec burn_step = burn_step_spec(scheme.value);
   // Symmetric integers and e2m1 have codes without a clamp (QuantizeCodes' clamp flag), exact
   // where every |x/e| <= W/2, i.e. 2a <= W e for each block maximum a (both sides exact: W has at
   // most 17 significant bits, e at most 35).
@@ -131,11 +118,6 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
   TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass
   float uniform_eb = 1.0f;
-  // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
-  // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
-  const bool uniform = p.bw == 0;
-  const bool prepass =
-      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
   // of the rows is enough to find non-finite input. nvidia-nvfp4 needs only the tensor's max |x|
   // up front: each unit takes its blocks' maxima while its input is in L1 (unless blocks span
@@ -182,16 +164,17 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
     if (burn) {
       // Burn's overflows are found at the largest block, as every step is monotonic: 2a at the
       // largest maximum, g * s_j at the largest stored scale.
-      float q = 0;
-      if (!given && !burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q)) {
-        return Units::general;  // burn-alpha-overflow
+      if (p.two && !given) {
+        // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
+        float q = 0;
+        if (!burn_scale(scalar::f32_from_bits(top), p.W, &q)) return Units::general;  // burn-alpha-overflow
+        bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
       }
-      // The global: max(f32(max_j scale_j / Dmax), 2^-126) (docs/SEMANTICS.md section 3).
-      if (p.two && !given) bg = std::max(q / static_cast<float>(p.Dmax), FLT_MIN);
+      bspec.g = bg;
+      std::uint32_t top_bits;
       float top_eb;
-      const double c_top = grid_round_up(given ? gf.top : (p.two ? q / bg : q), grid_of(p.sd));
-      if (!burn_divisor_of(c_top, p.two, bg, &top_eb)) {
-        return Units::general;  // burn-scale-product-overflow
+      if (!burn_block_scale(given ? scalar::f32_bits(gf.top) : top, bspec, p.sd, &top_bits, &top_eb)) {
+        return Units::general;  // burn-alpha-overflow, burn-scale-product-overflow
       }
       spec.g = bg;
     } else if (point.te_nvfp4) {
@@ -204,12 +187,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       spec.wg = p.W * g;
     }
     if (uniform && !given && burn) {
-      float q = 0;
-      burn_pre_grid(scalar::f32_from_bits(top), Wf, false, 1.0f, &q);
-      const std::uint32_t qb = scalar::f32_bits(q);
       std::uint32_t b;
-      kf.scales_from_max(&qb, 1, round_spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
-      burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);
+      burn_block_scale(top, bspec, p.sd, &b, &uniform_eb);  // checked above
       sink.tensor_scale(b);
     } else if (uniform && !given) {
       std::uint32_t b;
@@ -222,8 +201,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   if (uniform && given) {
     const std::uint32_t a = std::bit_cast<std::uint32_t>(given->block[0]) & 0x7FFFFFFFu;
     std::uint32_t b;
-    kf.scales_from_max(&a, 1, burn ? round_spec : spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
-    if (burn) burn_divisor_of(uniform_e, false, 1.0f, &uniform_eb);  // one level: no product
+    if (burn) {
+      burn_block_scale(a, bspec, p.sd, &b, &uniform_eb);  // one level: no product, no overflow
+    } else {
+      kf.scales_from_max(&a, 1, spec, &b, &uniform_e, &uniform_inv, nullptr, nullptr);
+    }
     if (prepass) uniform_code.clamp = !(clamp_kind && within_range(tensor_top, uniform_e));
     sink.tensor_scale(b);
   }
@@ -241,6 +223,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
   te_spec.x_just_read = te_unit_maxima;
   mx_spec.x_just_read = !prepass;
+  burn_step.x_just_read = !prepass;
   std::atomic<bool> failed{false};
   parallel_chunks(p.units, 1, l.elements, [&](std::uint64_t ub, std::uint64_t ue) {
     UnitScratch block(Scratch::bytes(p));
@@ -270,9 +253,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
             uc.clamp = !(clamp_kind && within_range(t, uniform_e));
           }
           if (burn) {
-            kf.quantize_row(xr, un.len, un.len, nullptr, nullptr, 1.0, &uniform_eb, burn_mode, vi.lo, vi.hi, burn_fmt,
-                            s.wide, 1, 1, 0, nullptr);
-            kf.codes_to_bytes(s.wide, un.len, codes);
+            kf.quantize_steps(xr, un.len, un.c0, 0, &uniform_eb, burn_step, nullptr, codes, nullptr);
             continue;
           }
           kf.quantize_codes(xr, un.len, un.c0, 0, &uniform_inv, &uniform_e, std::isnan(uniform_inv), uc, codes,
@@ -288,35 +269,26 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         const std::uint32_t* a = nullptr;
         const std::uint64_t j0 = r * p.nbr + kb;  // the unit's first block
         if (burn) {
-          // Burn's f32 steps up to the grid, the round-up, Burn's divisors, then its codes.
-          std::uint32_t* q = s.tight;
+          // Burn's scale steps over the unit's blocks (their maxima, or the given scales), then its
+          // codes on the f32-step kernel.
           bool bad = false;
           if (given) {
-            if (!prepass) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
-            for (std::uint64_t k = 0; k < nbc; ++k) q[k] = std::bit_cast<std::uint32_t>(given->block[j0 + k]) & 0x7FFFFFFFu;
+            prefetch_scales(given->block.data(), l.scales, j0 + nbc, nbc);
+            if (unit_checks) bad = !unit_scales(kf, given->block.data() + j0, nbc, false).ok;
+            if (!prepass && !bad) bad = kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
+            a = reinterpret_cast<const std::uint32_t*>(given->block.data() + j0);
+          } else if (prepass) {
+            a = &amax[j0];
           } else {
-            if (prepass) {
-              a = &amax[j0];
-            } else {
-              bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) >= 0x7F800000u;
-              a = s.amax;
-            }
-            for (std::uint64_t k = 0; !bad && k < nbc; ++k) {
-              float qk = 0;
-              bad = !burn_pre_grid(scalar::f32_from_bits(a[k]), Wf, p.two, bg, &qk);
-              q[k] = scalar::f32_bits(qk);
-            }
+            bad = kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) >= 0x7F800000u;
+            a = s.amax;
           }
-          if (!bad) kf.scales_from_max(q, nbc, round_spec, s.bits, s.e, s.inv, nullptr, nullptr);
-          for (std::uint64_t k = 0; !bad && k < nbc; ++k) bad = !burn_divisor_of(s.e[k], p.two, bg, &s.eb[k]);
-          if (bad) {
+          if (bad || kf.burn_scales(a, nbc, bspec, s.bits, s.eb)) {
             failed = true;
             return;
           }
           sink.block_scales(j0, s.bits, nbc);
-          kf.quantize_row(xr, un.len, p.bw, nullptr, nullptr, 1.0, s.eb, burn_mode, vi.lo, vi.hi, burn_fmt,
-                          s.wide, 1, 1, 0, nullptr);
-          kf.codes_to_bytes(s.wide, un.len, codes);
+          kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb, burn_step, nullptr, codes, nullptr);
           continue;
         }
         if (point.te_nvfp4) {
@@ -330,29 +302,37 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           continue;
         }
         if (given) {
+          prefetch_scales(given->block.data(), l.scales, j0 + nbc, nbc);
+          GivenFacts uf = gf;
+          if (unit_checks) {
+            uf = unit_scales(kf, given->block.data() + j0, nbc, p.spec.has_zero);
+            uf.zero = uf.zero || gf.zero;  // gf.zero: the global is 0
+            if (!uf.ok) {
+              failed = true;
+              return;
+            }
+          }
+          // The given values as maxima of the scale kernel (spec above; it reads -0 as +0), before
+          // the input: they need none of it, and the unit's input arrives meanwhile (5-6% of a
+          // 64 MiB nvfp4 call with given scales).
+          facts = kf.scales_from_max(reinterpret_cast<const std::uint32_t*>(given->block.data() + j0), nbc, spec,
+                                     s.bits, s.e, s.inv, nullptr, nullptr);
           // The unit's block maxima, where they are to be had: from the prepass when a zero scale
           // needs them there, here in one pass when a zero scale or the clamp does.
-          const bool unit_maxima = !prepass && (gf.zero || clamp_kind);
+          const bool unit_maxima = !prepass && (uf.zero || clamp_kind);
           if (prepass && block_maxima) a = &amax[r * p.nbr + kb];
           if (unit_maxima) a = s.amax;
           if (!prepass) {
             const std::uint32_t t =
                 unit_maxima ? kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) : kf.max_abs_bits(xr, un.len);
             bool bad = t >= 0x7F800000u;
-            for (std::uint64_t k = 0; gf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
+            for (std::uint64_t k = 0; uf.zero && !bad && k < nbc; ++k) bad = zero_scale_hit(r * p.nbr + kb + k, s.amax[k]);
             if (bad) {
               failed = true;
               return;
             }
           }
-          // The given values as maxima of the scale kernel (spec above), -0 as +0.
-          std::uint32_t* gb = s.tight;
-          const float* gv = given->block.data() + r * p.nbr + kb;
-          for (std::uint64_t k = 0; k < nbc; ++k) gb[k] = std::bit_cast<std::uint32_t>(gv[k]) & 0x7FFFFFFFu;
-          facts = kf.scales_from_max(gb, nbc, spec, s.bits, s.e, s.inv, nullptr, nullptr);
-          bool in_range = clamp_kind && a != nullptr;
-          for (std::uint64_t k = 0; in_range && k < nbc; ++k) in_range = within_range(a[k], s.e[k]);
-          cs.clamp = !in_range;
+          cs.clamp = !(clamp_kind && a != nullptr && kf.blocks_within(a, s.e, nbc, p.W));
         } else if (picked) {
           // A ue8m0 exponent rule or rceil: 2^k per block, then the exact profile's codes of x / 2^k,
           // clamped where some block's max |x| lies beyond the kind's max times 2^k.

@@ -25,17 +25,17 @@ namespace qscheme::fast::detail {
 
 Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, const Point& point, std::int32_t* codes,
                       std::uint32_t* scale_bits, std::uint32_t* global_bits) {
-  const QuantizeOptions& opt = point.options;
+  const PointOptions& opt = point.options;
   if (const std::optional<StepRecipe> step = step_recipe(point)) {
     if (*step == StepRecipe::onnx) QSCHEME_RETURN_IF_ERROR(onnx_option_checks(scheme, l, opt));
-    return steps_whole(*step, scheme, l, x, opt.scales ? &*opt.scales : nullptr, codes, scale_bits);
+    return steps_whole(*step, scheme, l, x, opt.scales, codes, scale_bits);
   }
   const ScalePick pick = point.pick;
   const kernels::Kernels& kf = kernels::Get();
   const bool two = scheme.two_level();
   const bool burn = opt.profile == Profile::burn;
   const bool absmean = opt.calibration == Calibration::absmean;
-  const GivenScales* given = opt.scales ? &*opt.scales : nullptr;
+  const GivenScales* given = opt.scales;
   if (given) QSCHEME_RETURN_IF_ERROR(check_given_scales(*given, l, two));
   if (!given && burn && absmean && two) {
     return errors::burn_absmean_two_level();

@@ -10,7 +10,7 @@
 
 namespace qscheme::fast::detail {
 
-ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick) {
+ScaleRule scale_rule(const Scheme& s, const PointOptions& opt, ScalePick pick) {
   const ValueInfo& vi = info(s.value);
   ScaleRule r;
   r.sd = s.scale_dtype();
@@ -50,6 +50,23 @@ bool burn_scale(float a, double W, float* s) {
   const float two_a = a * 2.0f;
   if (std::isinf(two_a)) return false;
   *s = two_a / static_cast<float>(W);
+  return true;
+}
+
+bool burn_block_scale(std::uint32_t a, const kernels::BurnScaleSpec& s, ScaleDtype d, std::uint32_t* bits,
+                      float* divisor) {
+  float q;
+  if (s.given) {
+    q = scalar::f32_from_bits(a & 0x7FFFFFFFu);
+  } else {
+    if (!burn_scale(scalar::f32_from_bits(a), s.W, &q)) return false;
+    if (s.two) q = q / s.g;
+  }
+  const double c = grid_round_up(q, grid_of(d));
+  *bits = scale_to_bits(c, d);
+  const float e = s.two ? s.g * static_cast<float>(c) : static_cast<float>(c);
+  if (std::isinf(e)) return false;
+  *divisor = burn_divisor(e);
   return true;
 }
 
@@ -178,14 +195,23 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
 }
 
 GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
-                       bool grid_has_zero) {
+                       bool grid_has_zero, bool blocks) {
   GivenFacts f;
   if (gs.block.size() != l.scales || gs.global.has_value() != two) return f;
-  const kernels::ScaleRange r = kf.scale_range(gs.block.data(), gs.block.size());
+  const kernels::ScaleRange r = blocks ? kf.scale_range(gs.block.data(), gs.block.size()) : kernels::ScaleRange{};
   const kernels::ScaleRange g = kf.scale_range(two ? &*gs.global : nullptr, two ? 1 : 0);
   if (r.least < 0 || r.top >= 0x7F800000 || g.least < 0 || g.top >= 0x7F800000) return f;
   f.ok = true;
-  f.zero = (two && g.top == 0) || (grid_has_zero && r.least == 0);
+  f.zero = (two && g.top == 0) || (blocks && grid_has_zero && r.least == 0);
+  f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
+  return f;
+}
+
+GivenFacts unit_scales(const kernels::Kernels& kf, const float* s, std::size_t n, bool grid_has_zero) {
+  const kernels::ScaleRange r = kf.scale_range(s, n);
+  GivenFacts f;
+  f.ok = r.least >= 0 && r.top < 0x7F800000;
+  f.zero = grid_has_zero && r.least == 0;
   f.top = std::bit_cast<float>(static_cast<std::uint32_t>(r.top));
   return f;
 }

@@ -29,7 +29,7 @@ struct ScaleRule {
   Value value = Value::q8s;
   ScalePick pick = ScalePick::profile;  // calibrated: the scale step of a point that is no profile's
 };
-ScaleRule scale_rule(const Scheme& s, const QuantizeOptions& opt, ScalePick pick = ScalePick::profile);
+ScaleRule scale_rule(const Scheme& s, const PointOptions& opt, ScalePick pick = ScalePick::profile);
 
 // The exact profile's global from gm, the least f32 the calibration allows: at least 2^-126, so
 // that it is a normal f32 (docs/SEMANTICS.md).
@@ -44,12 +44,17 @@ Status check_given_scales(const GivenScales& given, const Layout& l, bool two);
 // 16 elements: a scalar loop here was two thirds of a 64 MiB call's time). `zero`: some stored
 // scale may be 0 (a given 0 on a grid that has 0, or a global of 0), the one case that needs the
 // block maxima.
+// With blocks false the block scales are not read (their counts and the global are checked):
+// a one-pass caller checks each unit's own with unit_scales, just before it reads them for its
+// scales, instead of reading every scale from memory twice (4 MiB of nvfp4's on 64 MiB of input).
 struct GivenFacts {
   bool ok = false, zero = false;
-  float top = 0;  // the largest given block scale
+  float top = 0;  // the largest given block scale (blocks read)
 };
 GivenFacts given_facts(const kernels::Kernels& kf, const GivenScales& gs, const Layout& l, bool two,
-                       bool grid_has_zero);
+                       bool grid_has_zero, bool blocks = true);
+// GivenFacts of the block scales s[0, n) of one unit (ok and zero; the global is the call's).
+GivenFacts unit_scales(const kernels::Kernels& kf, const float* s, std::size_t n, bool grid_has_zero);
 
 double exact_global(double gm);
 // The same under minmax: gm = the least f32 >= 2 amax / (W Dmax).
@@ -60,6 +65,12 @@ double exact_global_from_max(float amax, double W, double Dmax);
 bool burn_scale(float a, double W, float* s);
 // Burn's divisor for an effective scale e: e, or 0.1 for a zero scale (as Burn guards it).
 inline float burn_divisor(float e) { return e == 0 ? 0.1f : e; }
+
+// Burn's scale of one block by BurnScaleSpec s over dtype d (kernels::burn_scales' scalar twin, and
+// the drivers' check of the largest block): Burn's steps on host f32 arithmetic, the grid's
+// round-up by grid_round_up (exact, in f64). False when 2a or g * c overflows f32.
+bool burn_block_scale(std::uint32_t a, const kernels::BurnScaleSpec& s, ScaleDtype d, std::uint32_t* bits,
+                      float* divisor);
 
 // The effective scales of every block, as the codes stage (kernels' quantize_row) takes them.
 struct BlockScales {

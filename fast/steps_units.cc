@@ -12,6 +12,7 @@
 #include "fast/scales.hpp"
 #include "fast/sinks.hpp"
 #include "fast/support/parallel.hpp"
+#include "fast/support/prefetch_scales.hpp"
 
 namespace qscheme::fast::detail {
 
@@ -30,14 +31,20 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
   const kernels::Kernels& kf = kernels::Get();
   const bool calibrated = calibrates(recipe);
   if (!p.fused || p.two) return Units::general;
-  if (calibrated ? given_or_null || p.bw == 0 || p.bw > p.chunk
-                 : !given_or_null || p.sd != ScaleDtype::f32 || !given_facts(kf, *given_or_null, l, false, true).ok) {
-    return Units::general;
+  const bool prepass = policy == OutputPolicy::untouched_on_error;
+  // Given block scales in one pass: each unit checks its own as it reads them (unit_scales), and
+  // onnx's zero scales over its own blocks.
+  const bool unit_checks = !calibrated && !prepass && p.bw != 0;
+  GivenFacts gf;
+  if (!calibrated && given_or_null && p.sd == ScaleDtype::f32) {
+    gf = given_facts(kf, *given_or_null, l, false, true, !unit_checks);
   }
+  if (calibrated ? given_or_null || p.bw == 0 || p.bw > p.chunk : !gf.ok) return Units::general;
   const std::vector<float> no_scales;
   const std::vector<float>& gs = given_or_null ? given_or_null->block : no_scales;
-  if (recipe == StepRecipe::onnx) {
-    // Only the blocks with a zero scale are read here: a zero scale is rare.
+  if (recipe == StepRecipe::onnx && gf.zero) {
+    // Only the blocks with a zero scale are read here: a zero scale is rare, and without one
+    // (given_facts' least scale) the scales are not walked at all.
     for (std::uint64_t j = 0; j < l.scales; ++j) {
       if (gs[j] != 0.0f) continue;
       const std::uint64_t c0 = p.bw ? j % p.nbr * p.bw : 0, r = p.bw ? j / p.nbr : 0;
@@ -45,7 +52,6 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
       if (p.bw ? kf.max_abs_bits(x + r * p.L + c0, len) != 0 : kf.max_abs_bits(x, len) != 0) return Units::general;
     }
   }
-  const bool prepass = policy == OutputPolicy::untouched_on_error;
   if (prepass) {
     std::atomic<bool> bad{false};
     parallel_chunks(p.rows, 1, l.elements, [&](std::uint64_t rb, std::uint64_t re) {
@@ -89,7 +95,19 @@ Units steps_units(StepRecipe recipe, const Scheme& scheme, const Layout& l, cons
           }
           kf.step_scales(stat.get(), nbc, scale_spec, bits.get(), operand.get());
         } else {
-          if (!prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u) {
+          if (p.bw) prefetch_scales(gs.data(), l.scales, j0 + nbc, nbc);
+          bool bad = !prepass && kf.max_abs_bits(xr, un.len) >= 0x7F800000u;
+          if (unit_checks && !bad) {
+            const GivenFacts uf = unit_scales(kf, gs.data() + j0, nbc, true);
+            bad = !uf.ok;
+            for (std::uint64_t k = 0; recipe == StepRecipe::onnx && uf.zero && !bad && k < nbc; ++k) {
+              // This unit's columns of block kb + k, [b0, b1).
+              const std::uint64_t b0 = std::max((kb + k) * p.bw, un.c0) - un.c0;
+              const std::uint64_t b1 = std::min((kb + k + 1) * p.bw, un.c0 + un.len) - un.c0;
+              bad = gs[j0 + k] == 0.0f && kf.max_abs_bits(xr + b0, b1 - b0) != 0;
+            }
+          }
+          if (bad) {
             failed = true;
             return;
           }

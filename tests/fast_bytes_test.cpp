@@ -22,6 +22,7 @@
 #include "fast/kernels/scalar.h"
 #include "fast/log2f_thresholds.hpp"
 #include "fast/points.hpp"
+#include "fast/scales.hpp"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
 #include "oracle/edge_tensors.hpp"
@@ -109,13 +110,41 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
   using qscheme::ScaleDtype;
   std::mt19937 rng(11);
   std::vector<std::uint32_t> given = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x477FE000u,
-                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u};
+                                      0x477FF000u, 0x43E00000u, 0x33800000u, 0x2F800000u, 0x40400000u, 0x40A00000u};
   for (int i = 0; i < 3000; ++i) given.push_back(rng() % 0x7F800000u);
+  // Every grid's values, from its subnormals to past its max, and an f32 ulp either side: the
+  // round-up's edges (exact arithmetic on the bits: a value stays, the next f32 goes up a step).
+  for (auto sd : {ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+    const auto grid = qscheme::fast::detail::grid_of(sd);
+    for (int i = 0; i < 300; ++i) {
+      const int e = grid.emin - grid.m - 1 + static_cast<int>(rng() % static_cast<unsigned>(std::log2(grid.max) - grid.emin + grid.m + 3));
+      const double v = std::ldexp(1.0 + (rng() % 64) / 64.0, e);
+      const float c = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid));
+      if (!(c > 0) || !std::isfinite(c)) continue;
+      for (float f : {c, std::nextafter(c, 0.0f), std::nextafter(c, INFINITY)}) given.push_back(f32_bits(f));
+    }
+  }
+  // A set sign bit is ignored (a given -0 is +0; the checks let no other negative through).
+  given.push_back(0x80000000u);
+  given.push_back(0xBF800000u);
+  // Globals g whose c * g lies next to an end of InvF32's range [2^-100, 2^100] (c = 1, 3, 5): the
+  // f32 product can round onto the end while the exact one lies outside it.
+  std::vector<float> globals = {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f,
+                                0x1p-100f, 0x1p100f};
+  for (float c : {3.0f, 5.0f}) {
+    for (float end : {0x1p-100f, 0x1p100f}) {
+      const float g0 = end / c;
+      for (float g : {std::nextafter(std::nextafter(g0, 0.0f), 0.0f), std::nextafter(g0, 0.0f), g0,
+                      std::nextafter(g0, INFINITY), std::nextafter(std::nextafter(g0, INFINITY), INFINITY)}) {
+        globals.push_back(g);
+      }
+    }
+  }
   for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
     hwy::SetSupportedTargetsForTest(t);
     for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
       const auto grid = qscheme::fast::detail::grid_of(sd);
-      for (float g : {1.0f, 0.0f, 0.5f, 0x1p-70f, 0x1p70f, 0.0015958354f, 3.3e20f, 1.7e-38f, 3e38f, 0.75f}) {
+      for (float g : globals) {
         fast::kernels::ScaleSpec sp = qscheme::fast::detail::scale_spec(sd, 2.0, g);
         sp.count_tight = false;
         std::vector<std::uint32_t> bits(given.size());
@@ -126,7 +155,7 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
         std::size_t bad = 0;
         bool want_far = false;
         for (std::size_t k = 0; k < given.size(); ++k) {
-          const double c = qscheme::fast::detail::grid_round_up(f32_from_bits(given[k]), grid);
+          const double c = qscheme::fast::detail::grid_round_up(std::fabs(f32_from_bits(given[k])), grid);
           const double we = c * g;
           const bool far = we != 0 && (we < 0x1p-100 || we > 0x1p100);
           want_far = want_far || far;
@@ -141,6 +170,134 @@ BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {
         }
         BOOST_TEST(bad == 0u);
         BOOST_TEST(facts.any_far == want_far);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Burn's scale steps over a unit's blocks (kernels::burn_scales) against the block-by-block twin
+// (detail::burn_block_scale: host f32 steps, grid_round_up in f64): every dtype, the value kinds'
+// widths, one level and globals (Burn's floor 2^-126, full-width ones, ones whose products
+// overflow), calibrated and given; maxima whose f32 scale f32(f32(2a) / W) (over g) lands on a grid
+// value or an f32 ulp either side, subnormal scales, zeros (0.1), 2a at f32's overflow, random
+// patterns; every count up to three vectors and more, so each tail is taken.
+BOOST_AUTO_TEST_CASE(burn_scales_match_their_scalar_twin_on_every_target) {
+  using qscheme::ScaleDtype;
+  std::mt19937 rng(13);
+  std::vector<std::uint32_t> base = {0u, 1u, 0x00400000u, 0x00800000u, 0x3F800000u, 0x7EFFFFFFu, 0x7F000000u,
+                                     0x7F7FFFFFu, 0x33800000u, 0x80000000u};
+  for (int i = 0; i < 1500; ++i) base.push_back(rng() % 0x7F800000u);
+  for (int i = 0; i < 500; ++i) base.push_back(0x30000000u + rng() % 0x18000000u);  // near 1
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (auto sd : {ScaleDtype::f32, ScaleDtype::f16, ScaleDtype::bf16, ScaleDtype::ue8m0, ScaleDtype::ue4m3}) {
+      const auto grid = qscheme::fast::detail::grid_of(sd);
+      for (float W : {254.0f, 255.0f, 14.0f, 15.0f, 2.0f, 3.0f, 896.0f, 114688.0f, 12.0f}) {
+        for (float g : {1.0f, 0x1p-126f, 0.0015958354f, 0.3125f, 3.3e20f, 3e38f}) {
+          for (bool given : {false, true}) {
+            const bool two = g != 1.0f;
+            if (given && W != 254.0f && W != 12.0f) continue;  // W plays no part
+            std::vector<std::uint32_t> a = base;
+            // Maxima whose Burn scale is a grid value (over g), and their f32 neighbours.
+            for (int i = 0; i < 200; ++i) {
+              const double v = std::ldexp(1.0 + (rng() % 1024) / 1024.0, grid.emin - grid.m - 2 + static_cast<int>(rng() % 60));
+              const float c = static_cast<float>(qscheme::fast::detail::grid_round_up(v, grid));
+              const float am = given ? c : c * (two ? g : 1.0f) * W / 2.0f;
+              if (!(am > 0) || !std::isfinite(am)) continue;
+              for (float f : {am, std::nextafter(am, 0.0f), std::nextafter(am, INFINITY)}) a.push_back(f32_bits(f));
+            }
+            fast::kernels::BurnScaleSpec sp;
+            sp.grid = qscheme::fast::detail::scale_spec(sd, 2.0, 1.0);
+            sp.W = W;
+            sp.g = g;
+            sp.two = two;
+            sp.given = given;
+            for (std::size_t n : {a.size(), std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{33}}) {
+              // Calibrated maxima are magnitudes; a given scale's sign bit is ignored.
+              std::vector<std::uint32_t> in(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+              if (!given) for (std::uint32_t& b : in) b &= 0x7FFFFFFFu;
+              std::vector<std::uint32_t> bits(n), wbits(n);
+              std::vector<float> d(n), wd(n);
+              const bool over = fast::kernels::Get().burn_scales(in.data(), n, sp, bits.data(), d.data());
+              bool want_over = false;
+              std::size_t bad = 0;
+              for (std::size_t k = 0; k < n; ++k) {
+                if (!qscheme::fast::detail::burn_block_scale(in[k], sp, sd, &wbits[k], &wd[k])) {
+                  want_over = true;
+                  continue;
+                }
+                if (bits[k] != wbits[k] || f32_bits(d[k]) != f32_bits(wd[k])) {
+                  if (++bad < 5) {
+                    BOOST_ERROR("target " << hwy::TargetName(t) << " dtype " << qscheme::to_string(sd) << " W " << W
+                                          << " g " << g << " given " << given << " a 0x" << std::hex << in[k] << " bits 0x"
+                                          << bits[k] << " want 0x" << wbits[k] << std::dec << " divisor " << d[k]
+                                          << " want " << wd[k]);
+                  }
+                }
+              }
+              BOOST_TEST(bad == 0u);
+              BOOST_TEST(over == want_over);
+            }
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  // The twin at points worked out by hand: q8s (W 254), f16 scales, one level. a = 127: 2a / W = 1,
+  // stored 0x3C00, divisor 1. a = 0: scale 0, stored 0, divisor 0.1. a = 1: 2 / 254 = 0.007874016
+  // (f32 0x3C010204), rounded up onto f16's 2^-8 binade (step 2^-18): 0x2008 = 0.00787353515625 is
+  // below it, so 0x2009 = 0.0078773498535...; the divisor is that value.
+  fast::kernels::BurnScaleSpec sp;
+  sp.grid = qscheme::fast::detail::scale_spec(ScaleDtype::f16, 2.0, 1.0);
+  sp.W = 254.0f;
+  std::uint32_t b = 0;
+  float dv = 0;
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(f32_bits(127.0f), sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0x3C00u);
+  BOOST_TEST(dv == 1.0f);
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(0u, sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0u);
+  BOOST_TEST(f32_bits(dv) == f32_bits(0.1f));
+  BOOST_TEST(qscheme::fast::detail::burn_block_scale(f32_bits(1.0f), sp, ScaleDtype::f16, &b, &dv));
+  BOOST_TEST(b == 0x2009u);
+  BOOST_TEST(dv == static_cast<float>(std::ldexp(1.0 + 9.0 / 1024.0, -7)));
+  // 2a overflows f32 (a > f32max / 2): Burn's error.
+  BOOST_TEST(!qscheme::fast::detail::burn_block_scale(0x7F000000u, sp, ScaleDtype::f16, &b, &dv));
+}
+
+// The clamp test of a unit's blocks (kernels::blocks_within) against its twin: maxima on 2a = W e
+// and an f32 ulp either side, every count up to three vectors, one block out of range anywhere.
+BOOST_AUTO_TEST_CASE(blocks_within_matches_its_scalar_twin_on_every_target) {
+  std::mt19937 rng(17);
+  std::vector<std::uint32_t> a;
+  std::vector<double> e;
+  for (int i = 0; i < 200; ++i) {
+    const double ek = std::ldexp(1.0 + (rng() % 2048) / 2048.0, static_cast<int>(rng() % 40) - 20) * 0.0015958354f;
+    const float at = static_cast<float>(6.0 * ek);  // 2a = 12 e, rounded to f32
+    for (float f : {at, std::nextafter(at, 0.0f), std::nextafter(at, INFINITY), 0.0f}) {
+      a.push_back(f32_bits(f));
+      e.push_back(ek);
+    }
+  }
+  for (std::int64_t t : fast::kernels::AvailableTargetBits()) {
+    hwy::SetSupportedTargetsForTest(t);
+    for (std::size_t n = 1; n <= a.size(); n += (n < 50 ? 1 : 37)) {
+      BOOST_TEST_CONTEXT("target " << hwy::TargetName(t) << " n " << n) {
+        BOOST_TEST(fast::kernels::Get().blocks_within(a.data(), e.data(), n, 12.0) ==
+                   fast::scalar::blocks_within(a.data(), e.data(), n, 12.0));
+        // Every block within (each e doubled), then one block past it at each position.
+        std::vector<double> e2(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(n));
+        for (double& v : e2) v *= 2;
+        BOOST_TEST(fast::kernels::Get().blocks_within(a.data(), e2.data(), n, 12.0));
+        for (std::size_t k = 0; k < n; k += (n < 20 ? 1 : 7)) {
+          std::vector<double> e3 = e2;
+          e3[k] = 0x1p-149;
+          std::vector<std::uint32_t> a3(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+          a3[k] = f32_bits(1.0f);
+          BOOST_TEST(!fast::kernels::Get().blocks_within(a3.data(), e3.data(), n, 12.0));
+        }
       }
     }
   }

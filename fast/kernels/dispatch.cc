@@ -50,11 +50,13 @@ namespace qscheme::fast::kernels {
   X(prepass_block_max_abs_bits, PrepassBlockMaxAbsBitsImpl) \
   X(scale_range, ScaleRangeImpl)                           \
   X(scales_from_max, ScalesFromMaxImpl)                    \
+  X(blocks_within, BlocksWithinImpl)                       \
   X(exponent_scales, ExponentScalesImpl)                   \
   X(scales_from_bytes, ScalesFromBytesImpl)                \
   X(scale_values_from_bits, ScaleValuesFromBitsImpl)       \
   X(step_scales, StepScalesImpl)                           \
   X(te_scales, TeScalesImpl)                               \
+  X(burn_scales, BurnScalesImpl)                           \
   X(quantize_exact_int, QuantizeExactIntImpl)              \
   X(quantize_exact_float, QuantizeExactFloatImpl)          \
   X(quantize_zero_scale, QuantizeZeroScaleImpl)            \

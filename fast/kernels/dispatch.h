@@ -161,6 +161,20 @@ struct TeScaleSpec {
   float g = 1;
 };
 
+// Burn's block scales (docs/SEMANTICS.md sections 3 and 4), each step one f32 operation, per block
+// from a (f32 bits): calibrated, a is max |x| and q = f32(f32(2a) / W), over a global f32(q / g);
+// given, a is the given scale and q = |a| (a -0 is +0). c = q rounded up onto the grid of `grid`
+// (its m, emin, max and ue8m0; saturating, ue8m0's 0 as 2^-127) is the stored scale, and the
+// codes divide by f32(g * c) (c for one level), a zero one as 0.1 (Burn's valid_scale). 2a or
+// g * c overflowing to inf is Burn's error (unsupported-profile), which the kernel reports.
+struct BurnScaleSpec {
+  ScaleSpec grid;  // the grid fields only
+  float W = 254;   // the value kind's hi - lo
+  float g = 1;     // the global (two levels)
+  bool two = false;
+  bool given = false;
+};
+
 // What dequant_ggml reads: ggml's blocks (block_q8_0: the f16 scale d, little-endian, then 32 int8
 // codes; block_q4_0 (nibbles): d, then 16 bytes holding code i + 8 in byte i's low nibble and code
 // i + 16 + 8 in its high nibble), the least code allowed (-127 or -7 under a kind's standard range,
@@ -251,13 +265,19 @@ struct Kernels {
   ScaleRange (*scale_range)(const float* s, std::size_t n);
 
   // -- scales-inl.h: scales
-  // For k < nb, from a = f32 with bits amax[k] (finite, >= 0): bits[k] = stored bit pattern of c,
+  // For k < nb, from a = |f32 with bits amax[k]| (finite; the sign bit is ignored, so that given
+  // scales are read as they are, -0 as +0): bits[k] = stored bit pattern of c,
   // e[k] = c * g, inv[k] = InvF32(e[k]).
   // tight (optional): tight[k] = 1 for a tight block k, else 0.
   // lowest (optional): lowest[k] = the bits of -a when W e == 2a and a > 0 (the one x of the
   // block that divides to -W/2), else 0xFFFFFFFF: the patterns quantize_row puts lo back by.
   ScaleFacts (*scales_from_max)(const std::uint32_t* amax, std::size_t nb, const ScaleSpec& s, std::uint32_t* bits,
                                 double* e, float* inv, std::uint32_t* tight, std::uint32_t* lowest);
+  // Whether 2a <= W e[k] for every k < nb, a the f32 with bits amax[k] (finite, >= 0): no element
+  // of those blocks divides past W/2 (then symmetric integers and e2m1 need no clamp). Both sides
+  // are exact in f64 when W has at most 17 significant bits and each e at most 35. Scalar twin:
+  // scalar::blocks_within.
+  bool (*blocks_within)(const std::uint32_t* amax, const double* e, std::size_t nb, double W);
   // For k < nb, from a = amax[k] (finite, >= 0): bits[k] = p by rule s.rule, e[k] = 2^(p - 127),
   // inv[k] = InvF32(e[k]) (NaN outside [2^-100, 2^100]). Scalar twin: detail::ExponentRule
   // (fast/points.hpp) and InvF32.
@@ -278,6 +298,12 @@ struct Kernels {
   // Scalar twin: scalar::te_scale.
   std::size_t (*te_scales)(const std::uint32_t* a, std::size_t nb, const TeScaleSpec& s, std::uint32_t* bits,
                            float* r);
+  // BurnScaleSpec's steps for k < nb: bits[k] the stored pattern, divisor[k] the codes' f32
+  // divisor, from a[k] (finite; given: any sign). Returns true when some block overflows (2a or
+  // g * c), whose entries are then meaningless. Scalar twin: detail::burn_block_scale
+  // (fast/scales.hpp).
+  bool (*burn_scales)(const std::uint32_t* a, std::size_t nb, const BurnScaleSpec& s, std::uint32_t* bits,
+                      float* divisor);
 
   // -- quantize-inl.h: codes, one segment under one scale (i32 codes)
   // exact profile, integer kinds: out[i] = clamp(round_half_even(x[i] / e), lo, hi), with x/e

@@ -266,6 +266,14 @@ inline std::uint32_t narrow_scale_bits(float d, int dt) {
   return sign | (static_cast<std::uint32_t>(e - emin + 1) << man) | (mi - (1u << man));
 }
 
+// Whether 2a <= W e[k] for every block (kernels::blocks_within), one f64 comparison each.
+inline bool blocks_within(const std::uint32_t* amax, const double* e, std::size_t nb, double W) {
+  for (std::size_t k = 0; k < nb; ++k) {
+    if (2.0 * static_cast<double>(f32_from_bits(amax[k])) > W * e[k]) return false;
+  }
+  return true;
+}
+
 // StepScaleSpec's steps for one block statistic (kernels::step_scales), on host f32 arithmetic.
 inline void step_scale(std::uint32_t stat, const kernels::StepScaleSpec& s, std::uint32_t* bits, float* operand) {
   const float a = f32_from_bits(stat);

@@ -180,7 +180,7 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
     VF a[G], c[G];
 #pragma GCC unroll 4
     for (std::size_t t = 0; t < G; ++t) {
-      abits[t] = hn::LoadU(du, src + t * N);
+      abits[t] = hn::And(hn::LoadU(du, src + t * N), hn::Set(du, 0x7FFFFFFFu));
       a[t] = hn::BitCast(df, abits[t]);
     }
     MF near_grid[G];
@@ -293,12 +293,149 @@ HWY_INLINE ScaleFacts ScalesFromMaxF32(const std::uint32_t* HWY_RESTRICT amax, s
   return {!hn::AllFalse(df, any_far), ntight, nbelow};
 }
 
+// ---- f32 values rounded up onto a scale grid
+//
+// The least grid value >= q for f32 lanes q >= 0 (finite, or +inf), exactly, from q's bits: its
+// pattern p and its value c (an f32), saturating at the grid's max (ScaleSpec's m, emin, max,
+// ue8m0). IEEE-style grids: a normal q's bits rounded up to m mantissa bits, (bits + 2^(23-m) - 1)
+// >> (23 - m), is the pattern of the least f32 >= q whose low 23 - m bits are zero (positive
+// patterns order as their values, and a carry moves into the next binade); from 2^emin on those
+// are the grid's values, and the grid pattern is those bits less (127 + emin - 1) << 23, shifted.
+// f32 and bf16 share f32's exponent range, so the same arithmetic covers their subnormals; f16 and
+// ue4m3 count their subnormal steps below 2^emin as ceil(q * 2^(m - emin)), a power-of-two scaling
+// (exact) and a ceiling (exact), 2^m being the least normal value's pattern. ue8m0 (the biased
+// exponent of a power of two in [2^-127, 2^127]): the bits rounded up to a power of two, 2^-126
+// for an f32 subnormal above 2^-127, 2^-127 (pattern 0) at or below it, 0 included.
+// With subnormals false the caller knows that no lane of q lies below 2^emin.
+template <class DF>
+HWY_INLINE void GridRoundUp(DF df, const ScaleSpec& s, hn::Vec<DF> q, hn::Vec<hn::RebindToUnsigned<DF>>* p,
+                            hn::Vec<DF>* c, bool subnormals = true) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto qb = hn::BitCast(du, q);
+  if (s.ue8m0) {
+    const auto normal = hn::Min(hn::ShiftRight<23>(hn::Add(qb, hn::Set(du, 0x7FFFFFu))), hn::Set(du, 254u));
+    const auto least = hn::Set(du, 0x00400000u);  // 2^-127
+    const auto pv = hn::IfThenElse(hn::Lt(qb, hn::Set(du, 0x00400001u)), hn::Zero(du),
+                                   hn::IfThenElse(hn::Lt(qb, hn::Set(du, 0x00800000u)), hn::Set(du, 1u), normal));
+    *p = pv;
+    *c = hn::BitCast(df, hn::IfThenElse(hn::Eq(pv, hn::Zero(du)), least, hn::ShiftLeft<23>(pv)));
+    return;
+  }
+  const int sh = 23 - s.m;
+  const std::uint32_t b = static_cast<std::uint32_t>(127 + s.emin - 1) << 23;
+  const auto bias = hn::Set(du, b);
+  auto pv = hn::ShiftRightSame(hn::Sub(hn::Add(qb, hn::Set(du, (1u << sh) - 1)), bias), sh);
+  const bool sub = subnormals && s.emin > -126;  // subnormals below 2^emin that f32's bits do not share
+  const auto min_normal = hn::BitCast(df, hn::Set(du, static_cast<std::uint32_t>(127 + s.emin) << 23));
+  if (sub) {
+    // (Ceil, not CeilNonNegative: the integer conversion makes EMU128's -0 a 0, and gcc 12 fails
+    // on CeilNonNegative's Abs here under EMU128.)
+    const auto ps = hn::BitCast(
+        du, hn::ConvertTo(di, hn::Ceil(hn::Mul(q, hn::Set(df, static_cast<float>(scalar::pow2(s.m - s.emin)))))));
+    pv = hn::IfThenElse(hn::RebindMask(du, hn::Lt(q, min_normal)), ps, pv);
+  }
+  pv = hn::Min(pv, hn::Set(du, (scalar::f32_bits(static_cast<float>(s.max)) - b) >> sh));
+  *p = pv;
+  const auto normal = hn::BitCast(df, hn::Add(hn::ShiftLeftSame(pv, sh), bias));
+  if (!sub) {
+    *c = normal;
+    return;
+  }
+  const auto subv = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, pv)), hn::Set(df, static_cast<float>(scalar::pow2(s.emin - s.m))));
+  *c = hn::IfThenElse(hn::RebindMask(df, hn::Lt(pv, hn::Set(du, 1u << s.m))), subv, normal);
+}
+
+// ScalesFromMax where wg = 2 (given scales: their values as a; also a calibrated q2s, W = 2, under
+// g = 1), so that c = roundup(2a / 2) is a itself rounded up: GridRoundUp's exact arithmetic on a's
+// bits, for any global g that is an f32 (a given one is), with no estimate and no check. e = c * g
+// is exact in f64 (at most 24 + 24 bits), and the f32 product cs = c * g is f32(e), IEEE's one
+// rounding of the exact product (cs = c for one level), so inv = InvF32(e) = 1 / cs; 0 for e == 0
+// (c or g zero). Far (NaN): e outside [2^-100, 2^100], decided on cs: rounding is monotonic and
+// both ends are f32 values, so cs < 2^-100 or cs > 2^100 is far and a cs strictly between is not;
+// a cs on an end (rare) is decided on e in f64 for its group. No tight blocks are counted.
+template <bool kTwo>
+HWY_INLINE ScaleFacts ScalesOfValues(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& s,
+                                     std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
+                                     float* HWY_RESTRICT inv) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::Half<decltype(df)> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  using VF = hn::Vec<decltype(df)>;
+  const std::size_t N = hn::Lanes(df), H = N / 2;
+  const auto vg = hn::Set(df, static_cast<float>(s.g));
+  const auto vgd = hn::Set(dd, s.g);
+  const auto lo_e = hn::Set(df, 0x1p-100f), hi_e = hn::Set(df, 0x1p100f);
+  const auto zero = hn::Zero(df);
+  const auto inf = hn::Set(df, std::numeric_limits<float>::infinity());
+  const auto nan = hn::Set(df, std::numeric_limits<float>::quiet_NaN());
+  const auto magnitude = hn::Set(du, 0x7FFFFFFFu);
+  const bool g_zero = kTwo && s.g == 0;
+  const auto min_normal = hn::Set(df, s.ue8m0 ? 0.0f : static_cast<float>(scalar::pow2(s.emin)));
+  auto any_far = hn::Lt(zero, zero);
+  auto one = [&](auto kG, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst, std::uint32_t*,
+                 std::uint32_t*, std::size_t valid) QSCHEME_INLINE_LAMBDA {
+    constexpr std::size_t G = decltype(kG)::value;
+    VF q[G], c[G], cs[G];
+    hn::Vec<decltype(du)> p[G];
+    // Whether some lane needs the grid's subnormal steps (f16, ue4m3 below 2^emin): seldom.
+    auto sub = hn::Lt(zero, zero);
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      q[t] = hn::BitCast(df, hn::And(hn::LoadU(du, src + t * N), magnitude));
+      sub = hn::Or(sub, hn::Lt(q[t], min_normal));
+    }
+    const bool any_sub = !hn::AllFalse(df, sub);
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      GridRoundUp(df, s, q[t], &p[t], &c[t], any_sub);
+      hn::StoreU(p[t], du, bdst + t * N);
+      cs[t] = kTwo ? hn::Mul(c[t], vg) : c[t];
+    }
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      auto ce = [&](hn::Vec<decltype(dh)> h) QSCHEME_INLINE_LAMBDA {
+        return kTwo ? hn::Mul(hn::PromoteTo(dd, h), vgd) : hn::PromoteTo(dd, h);
+      };
+      hn::StoreU(ce(hn::LowerHalf(dh, c[t])), dd, edst + t * N);
+      hn::StoreU(ce(hn::UpperHalf(dh, c[t])), dd, edst + t * N + H);
+    }
+    auto edge = hn::Lt(zero, zero);
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) edge = hn::Or(edge, hn::Or(hn::Eq(cs[t], lo_e), hn::Eq(cs[t], hi_e)));
+    const bool exact_far = HWY_UNLIKELY(!hn::AllFalse(df, edge));
+#pragma GCC unroll 4
+    for (std::size_t t = 0; t < G; ++t) {
+      const auto is_zero = g_zero ? hn::Eq(zero, zero) : hn::Eq(c[t], zero);
+      auto far = hn::AndNot(is_zero, hn::Or(hn::Lt(cs[t], lo_e), hn::Gt(cs[t], hi_e)));
+      if (exact_far) {
+        // The f64 comparisons of e itself, lane by lane from what was stored.
+        HWY_ALIGN float flags[HWY_MAX_BYTES / sizeof(float)];
+        for (std::size_t j = 0; j < N; ++j) {
+          const double ej = edst[t * N + j];
+          flags[j] = ej != 0 && (ej < 0x1p-100 || ej > 0x1p100) ? 1.0f : 0.0f;
+        }
+        far = hn::Gt(hn::Load(df, flags), zero);
+      }
+      any_far = hn::Or(any_far, hn::And(hn::FirstN(df, G == 1 ? valid : N), far));
+      const auto den = hn::IfThenElse(far, nan, hn::IfThenElse(is_zero, inf, cs[t]));
+      hn::StoreU(hn::Div(hn::Set(df, 1.0f), den), df, idst + t * N);
+    }
+  };
+  ScaleVectors<4>(nb, N, amax, bits, e, inv, nullptr, nullptr, one);
+  return {!hn::AllFalse(df, any_far), 0, 0};
+}
+
 HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax, std::size_t nb, const ScaleSpec& spec,
                                           std::uint32_t* HWY_RESTRICT bits, double* HWY_RESTRICT e,
                                           float* HWY_RESTRICT inv, std::uint32_t* HWY_RESTRICT tight,
                                           std::uint32_t* HWY_RESTRICT lowest) {
   // A copy the stores below cannot alias: otherwise its fields are loaded again per vector.
   const ScaleSpec s = spec;
+  if (s.wg == 2 && !s.count_tight && !tight && !lowest && static_cast<double>(static_cast<float>(s.g)) == s.g) {
+    return s.g == 1 ? ScalesOfValues<false>(amax, nb, s, bits, e, inv) : ScalesOfValues<true>(amax, nb, s, bits, e, inv);
+  }
   if (ScalesInF32(s)) {
     return s.g == 1 ? ScalesFromMaxF32<false>(amax, nb, s, bits, e, inv, tight, lowest)
                     : ScalesFromMaxF32<true>(amax, nb, s, bits, e, inv, tight, lowest);
@@ -324,7 +461,7 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
   // kCount: s.count_tight as a constant, so that the loop without counts carries none of them.
   auto one = [&](auto kCount, const std::uint32_t* src, std::uint32_t* bdst, double* edst, float* idst,
                  std::uint32_t* tdst, std::uint32_t* ldst, std::size_t valid) {
-    const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du32, src)));
+    const auto a = hn::PromoteTo(dd, hn::BitCast(df, hn::And(hn::LoadU(du32, src), hn::Set(du32, 0x7FFFFFFFu))));
     const auto a2 = hn::Add(a, a);
     // q = RN(2a / wg), the correctly rounded f64 quotient; it lies on the same side of every grid
     // value as the exact one (SEMANTICS-fast.md section 5), so rounding it up decides exactly.
@@ -374,7 +511,8 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     if (tdst) hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, hn::IfThenElseZero(t, hn::Set(dd, 1.0)))), du32, tdst);
     if (ldst) {
       // The bits of -a are amax - 2^31 as an i32; 0xFFFFFFFF is -1.
-      const auto neg_a = hn::Sub(hn::PromoteTo(dd, hn::BitCast(di32, hn::LoadU(du32, src))), hn::Set(dd, 2147483648.0));
+      const auto neg_a = hn::Sub(hn::PromoteTo(dd, hn::BitCast(di32, hn::And(hn::LoadU(du32, src), hn::Set(du32, 0x7FFFFFFFu)))),
+                                 hn::Set(dd, 2147483648.0));
       const auto pat = hn::IfThenElse(hn::And(hn::Eq(wev, a2), pos), neg_a, hn::Set(dd, -1.0));
       hn::StoreU(hn::BitCast(du32, hn::DemoteTo(di32, pat)), du32, ldst);
     }
@@ -397,6 +535,32 @@ HWY_NOINLINE ScaleFacts ScalesFromMaxImpl(const std::uint32_t* HWY_RESTRICT amax
     ScaleVectors<1>(nb, N, amax, bits, e, inv, tight, lowest, [&](auto, auto... args) { one(std::false_type(), args...); });
   }
   return {!hn::AllFalse(dd, any_far), ntight, nbelow};
+}
+
+// Kernels::blocks_within: f64 lanes, the comparison exact (dispatch.h); the tail's padding (a 0
+// against an e of 0) is within.
+HWY_NOINLINE bool BlocksWithinImpl(const std::uint32_t* HWY_RESTRICT amax, const double* HWY_RESTRICT e,
+                                   std::size_t nb, double W) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<std::uint32_t, decltype(dd)> du;
+  const std::size_t N = hn::Lanes(dd);
+  const auto vW = hn::Set(dd, W);
+  auto out = hn::Lt(hn::Zero(dd), hn::Zero(dd));
+  auto one = [&](const std::uint32_t* a, const double* ev) QSCHEME_INLINE_LAMBDA {
+    const auto av = hn::PromoteTo(dd, hn::BitCast(df, hn::LoadU(du, a)));
+    out = hn::Or(out, hn::Gt(hn::Add(av, av), hn::Mul(vW, hn::LoadU(dd, ev))));
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(amax + k, e + k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(double)] = {};
+    HWY_ALIGN double eb[HWY_MAX_BYTES / sizeof(double)] = {};
+    std::memcpy(ab, amax + k, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(eb, e + k, (nb - k) * sizeof(double));
+    one(ab, eb);
+  }
+  return hn::AllFalse(dd, out);
 }
 
 // ---- the exponent rules of the MX recipes
@@ -705,6 +869,56 @@ HWY_NOINLINE std::size_t TeScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::
     std::memcpy(r + k, rb, (nb - k) * sizeof(float));
   }
   return first;
+}
+
+// ---- Burn's block scales (BurnScaleSpec)
+//
+// Each of Burn's steps is the one IEEE f32 operation it names (2a is exact below its overflow;
+// divps and mulps round once), the grid's round-up is GridRoundUp's exact arithmetic on q's bits, and the
+// divisor is one f32 product: N blocks at a time, the tail through a padded buffer.
+HWY_NOINLINE bool BurnScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::size_t nb, const BurnScaleSpec& spec,
+                                 std::uint32_t* HWY_RESTRICT bits, float* HWY_RESTRICT divisor) {
+  const BurnScaleSpec s = spec;  // a copy the stores below cannot alias
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const std::size_t N = hn::Lanes(df);
+  const auto vW = hn::Set(df, s.W), vg = hn::Set(df, s.g);
+  const auto point_one = hn::Set(df, 0.1f);
+  const auto zero = hn::Zero(df);
+  const auto magnitude = hn::Set(du, 0x7FFFFFFFu);
+  // The largest 2a and g * c seen: +inf exactly when one overflowed (all are >= 0).
+  auto top = zero;
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pd) QSCHEME_INLINE_LAMBDA {
+    hn::Vec<decltype(df)> q;
+    if (s.given) {
+      q = hn::BitCast(df, hn::And(hn::LoadU(du, src), magnitude));
+    } else {
+      const auto av = hn::BitCast(df, hn::LoadU(du, src));
+      const auto two_a = hn::Add(av, av);
+      top = hn::Max(top, two_a);
+      q = hn::Div(two_a, vW);
+      if (s.two) q = hn::Div(q, vg);
+    }
+    hn::Vec<decltype(du)> p;
+    hn::Vec<decltype(df)> c;
+    GridRoundUp(df, s.grid, q, &p, &c);
+    hn::StoreU(p, du, pb);
+    const auto ev = s.two ? hn::Mul(vg, c) : c;
+    top = hn::Max(top, ev);
+    hn::StoreU(hn::IfThenElse(hn::Eq(ev, zero), point_one, ev), df, pd);
+  };
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(a + k, bits + k, divisor + k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};  // zero blocks overflow nothing
+    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    HWY_ALIGN float db[HWY_MAX_BYTES / sizeof(float)];
+    std::memcpy(ab, a + k, (nb - k) * sizeof(std::uint32_t));
+    one(ab, bb, db);
+    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(divisor + k, db, (nb - k) * sizeof(float));
+  }
+  return hn::GetLane(hn::MaxOfLanes(df, top)) == std::numeric_limits<float>::infinity();
 }
 
 // ---- narrow blocks: one scale per lane
