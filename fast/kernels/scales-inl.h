@@ -779,6 +779,26 @@ HWY_INLINE hn::Vec<DI> NarrowScalePatterns(DI di, hn::Vec<DI> mag, int dt) {
   return hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x47800000)), finite, hn::Set(di, 0x7C00));
 }
 
+// The walk of the per-block scale kernels below: one(src, bits, out, k) for the vectors of entries
+// [k, k + N) of the nb, whole vectors in place, then the tail through padded buffers (sources past
+// nb read 0, a block of zeros, and only the nb - k results are copied out).
+template <class Out, class One>
+HWY_INLINE void ForScaleVectors(const std::uint32_t* HWY_RESTRICT src, std::size_t nb, std::size_t N,
+                                std::uint32_t* HWY_RESTRICT bits, Out* HWY_RESTRICT out, One one) {
+  static_assert(sizeof(Out) == sizeof(std::uint32_t), "one lane per entry");
+  std::size_t k = 0;
+  for (; k + N <= nb; k += N) one(src + k, bits + k, out + k, k);
+  if (k < nb) {
+    HWY_ALIGN std::uint32_t sb[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};
+    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    HWY_ALIGN Out ob[HWY_MAX_BYTES / sizeof(std::uint32_t)];
+    std::memcpy(sb, src + k, (nb - k) * sizeof(std::uint32_t));
+    one(sb, bb, ob, k);
+    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
+    std::memcpy(out + k, ob, (nb - k) * sizeof(Out));
+  }
+}
+
 // StepScaleSpec's steps, N blocks at a time; the tail through a padded buffer.
 HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::size_t nb, const StepScaleSpec& s,
                                  std::uint32_t* HWY_RESTRICT bits, float* HWY_RESTRICT operand) {
@@ -788,7 +808,7 @@ HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::si
   const std::size_t N = hn::Lanes(df);
   const auto divisor = hn::Set(df, s.divisor);
   const auto fzero = hn::Zero(df);
-  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* po) {
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* po, std::size_t) {
     const auto a = hn::BitCast(df, hn::LoadU(du, src));
     const auto d = hn::Div(a, divisor);
     const auto db = hn::BitCast(di, d);
@@ -802,17 +822,7 @@ HWY_NOINLINE void StepScalesImpl(const std::uint32_t* HWY_RESTRICT stat, std::si
                                                                 : hn::IfThenZeroElse(hn::Eq(a, fzero), hn::Div(hn::Set(df, s.hi), a));
     hn::StoreU(r, df, po);
   };
-  std::size_t k = 0;
-  for (; k + N <= nb; k += N) one(stat + k, bits + k, operand + k);
-  if (k < nb) {
-    HWY_ALIGN std::uint32_t sb[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};
-    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
-    HWY_ALIGN float ob[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(sb, stat + k, (nb - k) * sizeof(std::uint32_t));
-    one(sb, bb, ob);
-    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(operand + k, ob, (nb - k) * sizeof(float));
-  }
+  ForScaleVectors(stat, nb, N, bits, operand, one);
 }
 
 // ---- nvidia-nvfp4's scales (TeScaleSpec)
@@ -842,32 +852,17 @@ HWY_NOINLINE std::size_t TeScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::
   const auto mult = hn::Set(df, s.mult), g = hn::Set(df, s.g), fmax = hn::Set(df, std::numeric_limits<float>::max());
   const auto one_f = hn::Set(df, 1.0f), inf = hn::Set(df, std::numeric_limits<float>::infinity());
   const MiniParams e4m3 = Mini(0);
-  // The lanes' index of the first infinite e, or N.
-  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pr) -> std::size_t {
+  std::size_t first = nb;  // the first block whose e is infinite
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pr, std::size_t k) {
     const auto v = hn::Min(hn::Mul(hn::BitCast(df, hn::LoadU(du, src)), mult), fmax);
     const auto code = E4m3EvenCode(df, v);
     hn::StoreU(hn::BitCast(du, code), du, pb);
     const auto e = hn::Mul(MiniValue(di, code, e4m3), g);
     hn::StoreU(hn::IfThenElse(hn::Eq(e, hn::Zero(df)), fmax, hn::Min(hn::Div(one_f, e), fmax)), df, pr);
     const intptr_t at = hn::FindFirstTrue(df, hn::Eq(e, inf));
-    return at < 0 ? N : static_cast<std::size_t>(at);
+    if (at >= 0 && first == nb && k + static_cast<std::size_t>(at) < nb) first = k + static_cast<std::size_t>(at);
   };
-  std::size_t first = nb;
-  std::size_t k = 0;
-  for (; k + N <= nb; k += N) {
-    const std::size_t at = one(a + k, bits + k, r + k);
-    if (at < N && first == nb) first = k + at;
-  }
-  if (k < nb) {
-    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};
-    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
-    HWY_ALIGN float rb[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(ab, a + k, (nb - k) * sizeof(std::uint32_t));
-    const std::size_t at = one(ab, bb, rb);
-    if (at < nb - k && first == nb) first = k + at;
-    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(r + k, rb, (nb - k) * sizeof(float));
-  }
+  ForScaleVectors(a, nb, N, bits, r, one);
   return first;
 }
 
@@ -888,7 +883,7 @@ HWY_NOINLINE bool BurnScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::size_
   const auto magnitude = hn::Set(du, 0x7FFFFFFFu);
   // The largest 2a and g * c seen: +inf exactly when one overflowed (all are >= 0).
   auto top = zero;
-  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pd) QSCHEME_INLINE_LAMBDA {
+  auto one = [&](const std::uint32_t* src, std::uint32_t* pb, float* pd, std::size_t) QSCHEME_INLINE_LAMBDA {
     hn::Vec<decltype(df)> q;
     if (s.given) {
       q = hn::BitCast(df, hn::And(hn::LoadU(du, src), magnitude));
@@ -907,17 +902,7 @@ HWY_NOINLINE bool BurnScalesImpl(const std::uint32_t* HWY_RESTRICT a, std::size_
     top = hn::Max(top, ev);
     hn::StoreU(hn::IfThenElse(hn::Eq(ev, zero), point_one, ev), df, pd);
   };
-  std::size_t k = 0;
-  for (; k + N <= nb; k += N) one(a + k, bits + k, divisor + k);
-  if (k < nb) {
-    HWY_ALIGN std::uint32_t ab[HWY_MAX_BYTES / sizeof(std::uint32_t)] = {};  // zero blocks overflow nothing
-    HWY_ALIGN std::uint32_t bb[HWY_MAX_BYTES / sizeof(std::uint32_t)];
-    HWY_ALIGN float db[HWY_MAX_BYTES / sizeof(float)];
-    std::memcpy(ab, a + k, (nb - k) * sizeof(std::uint32_t));
-    one(ab, bb, db);
-    std::memcpy(bits + k, bb, (nb - k) * sizeof(std::uint32_t));
-    std::memcpy(divisor + k, db, (nb - k) * sizeof(float));
-  }
+  ForScaleVectors(a, nb, N, bits, divisor, one);  // the tail's zero blocks overflow nothing
   return hn::GetLane(hn::MaxOfLanes(df, top)) == std::numeric_limits<float>::infinity();
 }
 
