@@ -246,24 +246,37 @@ BOOST_AUTO_TEST_CASE(quantize_exact_float) {
   });
 }
 
+namespace {
+
+// Every code value of minifloat fmt, both signs, each followed by the midpoint to the next value
+// and that midpoint's two f32 neighbours; with past_max, also past the largest value (the midpoint
+// to where the next value would lie).
+std::vector<float> GridPointsAndMidpoints(int fmt, bool past_max) {
+  const auto& mi = sc::kMini[fmt];
+  std::vector<float> xs;
+  for (int c = 0; c <= mi.max_code; ++c) {
+    const double v = sc::mini_value(c, fmt);
+    for (double sgn : {1.0, -1.0}) {
+      xs.push_back(static_cast<float>(sgn * v));
+      if (c == mi.max_code && !past_max) continue;
+      const double next = c < mi.max_code ? sc::mini_value(c + 1, fmt) : 2 * mi.max - sc::mini_value(c - 1, fmt);
+      const float mid = static_cast<float>(sgn * (v + next) / 2);
+      xs.push_back(mid);
+      xs.push_back(std::nextafter(mid, 1e30f));
+      xs.push_back(std::nextafter(mid, -1e30f));
+    }
+  }
+  return xs;
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(quantize_exact_float_every_grid_point_and_midpoint) {
   // Every code value, every midpoint between neighbours and its f32 neighbours, at e = 1.
   ForEachTarget([] {
     for (int fmt = 0; fmt < 3; ++fmt) {
       const auto& mi = sc::kMini[fmt];
-      std::vector<float> xs;
-      for (int c = 0; c <= mi.max_code; ++c) {
-        const double v = sc::mini_value(c, fmt);
-        for (double s : {1.0, -1.0}) {
-          xs.push_back(static_cast<float>(s * v));
-          if (c < mi.max_code) {
-            const float mid = static_cast<float>(s * (v + sc::mini_value(c + 1, fmt)) / 2);
-            xs.push_back(mid);
-            xs.push_back(std::nextafter(mid, 1e30f));
-            xs.push_back(std::nextafter(mid, -1e30f));
-          }
-        }
-      }
+      std::vector<float> xs = GridPointsAndMidpoints(fmt, false);
       xs.push_back(static_cast<float>(mi.max * 1.0625));
       xs.push_back(-1e30f);
       std::vector<std::int32_t> a(xs.size()), b(xs.size());
@@ -517,19 +530,7 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
 BOOST_AUTO_TEST_CASE(quantize_steps_rounds_to_even_at_every_grid_point_and_midpoint) {
   ForEachTarget([] {
     for (int fmt = 0; fmt < 3; ++fmt) {
-      const auto& mi = sc::kMini[fmt];
-      std::vector<float> xs;
-      for (int c = 0; c <= mi.max_code; ++c) {
-        const double v = sc::mini_value(c, fmt);
-        for (double sgn : {1.0, -1.0}) {
-          xs.push_back(static_cast<float>(sgn * v));
-          const double next = c < mi.max_code ? sc::mini_value(c + 1, fmt) : 2 * mi.max - sc::mini_value(c - 1, fmt);
-          const float mid = static_cast<float>(sgn * (v + next) / 2);
-          xs.push_back(mid);
-          xs.push_back(std::nextafter(mid, 1e30f));
-          xs.push_back(std::nextafter(mid, -1e30f));
-        }
-      }
+      std::vector<float> xs = GridPointsAndMidpoints(fmt, true);
       for (float v : {3.4028235e38f, -3.4028235e38f, 0x1p-149f, -0x1p-149f, 0x1p-127f, 1e30f}) xs.push_back(v);
       xs.push_back(std::numeric_limits<float>::infinity());
       xs.push_back(-std::numeric_limits<float>::infinity());
