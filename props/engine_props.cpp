@@ -468,28 +468,21 @@ RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
   for (const ByteFormat format : {ByteFormat::burn, ByteFormat::ggml}) {
     const std::size_t total = format == ByteFormat::burn ? l.total_bytes : g.ok() ? g->total_bytes : 0;
     const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r, format) : Result<std::vector<std::uint8_t>>(r.status());
-    for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-      std::vector<std::uint8_t> out(total, 0xA5);
-      const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, format,
-                                                out.data(), out.size(), pol);
-      RC_ASSERT(st.ok() == want.ok());
-      if (!st.ok()) {
-        RC_ASSERT(st.to_string() == want.status().to_string());
-        if (pol == fast::OutputPolicy::untouched_on_error) {
-          RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
-        }
-        continue;
-      }
-      RC_ASSERT(out == *want);
-      // The bytes back: the fast engine's tensor and its fused values are the reference's.
-      const auto rd = reference::decode(c.scheme, c.shape, out, rules, format);
-      RC_ASSERT(fast::decode(c.scheme, c.shape, out, rules, format).value() == rd.value());
-      std::vector<float> y(l.elements, 1.5f);
-      RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), rules, format, y.data(),
-                                            y.size(), pol)
-                    .ok());
-      RC_ASSERT(same_f32_bits(y, reference::dequantize(*rd).value()));
-    }
+    require_bytes_under_both_policies(
+        total, want,
+        [&](std::uint8_t* out, std::size_t n, fast::OutputPolicy pol) {
+          return fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, format, out, n, pol);
+        },
+        [&](const std::vector<std::uint8_t>& out, fast::OutputPolicy pol) {
+          // The bytes back: the fast engine's tensor and its fused values are the reference's.
+          const auto rd = reference::decode(c.scheme, c.shape, out, rules, format);
+          RC_ASSERT(fast::decode(c.scheme, c.shape, out, rules, format).value() == rd.value());
+          std::vector<float> y(l.elements, 1.5f);
+          RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), rules, format, y.data(),
+                                                y.size(), pol)
+                        .ok());
+          RC_ASSERT(same_f32_bits(y, reference::dequantize(*rd).value()));
+        });
   }
 }
 
@@ -643,20 +636,12 @@ RC_BOOST_PROP(fast_matches_reference_on_nvidia_nvfp4_at_its_edges, ()) {
   RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
   check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
   const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r) : Result<std::vector<std::uint8_t>>(r.status());
-  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
-    const Status st =
-        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), pol);
-    RC_ASSERT(st.ok() == want.ok());
-    if (!st.ok()) {
-      RC_ASSERT(st.to_string() == want.status().to_string());
-      if (pol == fast::OutputPolicy::untouched_on_error) {
-        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
-      }
-      continue;
-    }
-    RC_ASSERT(out == *want);
-  }
+  require_bytes_under_both_policies(
+      l.total_bytes, want,
+      [&](std::uint8_t* out, std::size_t n, fast::OutputPolicy pol) {
+        return fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out, n, pol);
+      },
+      [](const std::vector<std::uint8_t>&, fast::OutputPolicy) {});
   if (!r.ok()) return;
   const Rules& rules = recipe.rules;
   std::vector<std::uint8_t> bytes = *want;
@@ -904,22 +889,12 @@ void check_engines_agree(const Case& c) {
   RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
   check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
   const auto rb = r.ok() ? reference::encode(*r) : Result<std::vector<std::uint8_t>>(r.status());
-  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
-    const Status st =
-        fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(), out.size(), pol);
-    RC_ASSERT(st.ok() == r.ok());
-    if (!r.ok()) {
-      RC_ASSERT(st.code() == r.status().code());
-      RC_ASSERT(st.index() == r.status().index());
-      RC_ASSERT(st.message() == r.status().message());
-      if (pol == fast::OutputPolicy::untouched_on_error) {
-        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
-      }
-      continue;
-    }
-    RC_ASSERT(out == *rb);
-  }
+  require_bytes_under_both_policies(
+      l.total_bytes, rb,
+      [&](std::uint8_t* out, std::size_t n, fast::OutputPolicy pol) {
+        return fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out, n, pol);
+      },
+      [](const std::vector<std::uint8_t>&, fast::OutputPolicy) {});
   if (!r.ok()) return;
   RC_ASSERT(fast::encode(*r).value() == *rb);
   RC_ASSERT((r->rules ? fast::decode(c.scheme, c.shape, *rb, *r->rules) : fast::decode(c.scheme, c.shape, *rb, r->profile))
@@ -1062,28 +1037,20 @@ RC_BOOST_PROP(fused_bytes_path_matches_the_reference, ()) {
   const Layout l = make_layout(c.scheme, c.shape).value();
   RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "fused plan");
   const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
-  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
-    std::vector<std::uint8_t> out(l.total_bytes, 0xA5);
-    const Status st = fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out.data(),
-                                              out.size(), pol);
-    RC_ASSERT(st.ok() == r.ok());
-    if (!r.ok()) {
-      RC_ASSERT(st.code() == r.status().code());
-      RC_ASSERT(st.index() == r.status().index());
-      RC_ASSERT(st.message() == r.status().message());
-      if (pol == fast::OutputPolicy::untouched_on_error) {
-        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
-      }
-      continue;
-    }
-    RC_ASSERT(out == reference::encode(*r).value());
-    if (c.options.profile == Profile::burn) continue;
-    std::vector<float> d(l.elements);
-    RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(),
-                                          d.size(), pol)
-                  .ok());
-    RC_ASSERT(same_f32_bits(d, reference::dequantize(*r).value()));
-  }
+  const auto rb = r.ok() ? reference::encode(*r) : Result<std::vector<std::uint8_t>>(r.status());
+  require_bytes_under_both_policies(
+      l.total_bytes, rb,
+      [&](std::uint8_t* out, std::size_t n, fast::OutputPolicy pol) {
+        return fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out, n, pol);
+      },
+      [&](const std::vector<std::uint8_t>& out, fast::OutputPolicy pol) {
+        if (c.options.profile == Profile::burn) return;
+        std::vector<float> d(l.elements);
+        RC_ASSERT(fast::dequantize_from_bytes(c.scheme, c.shape, out.data(), out.size(), c.options.profile, d.data(),
+                                              d.size(), pol)
+                      .ok());
+        RC_ASSERT(same_f32_bits(d, reference::dequantize(*r).value()));
+      });
 }
 
 // The same on rows of many blocks: the fused kernels' whole-group loops (N blocks at a time, so

@@ -1,10 +1,14 @@
 // Helpers shared by the engine properties: exact effective scales, exact code values, stored
-// scales given back.
+// scales given back, the two output policies held to the reference's bytes.
 #pragma once
 
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
+
+#include "fast/fast.hpp"
 
 #include "props/generators.h"
 #include "reference/rational.hpp"
@@ -40,5 +44,29 @@ inline GivenScales stored_as_given(const QuantizedTensor& q) {
 }
 
 inline Rational abs_r(const Rational& r) { return r < 0 ? Rational(-r) : r; }
+
+// write(out, n, policy) under both output policies, into n bytes of a sentinel, held to the
+// reference's result: its bytes, or its error (code, element and message) with the output
+// untouched under untouched_on_error. After each success then(out, policy) checks what follows.
+template <class Write, class Then>
+void require_bytes_under_both_policies(std::size_t n, const Result<std::vector<std::uint8_t>>& want, Write write,
+                                       Then then) {
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<std::uint8_t> out(n, 0xA5);
+    const Status st = write(out.data(), out.size(), pol);
+    RC_ASSERT(st.ok() == want.ok());
+    if (!st.ok()) {
+      RC_ASSERT(st.code() == want.status().code());
+      RC_ASSERT(st.index() == want.status().index());
+      RC_ASSERT(st.message() == want.status().message());
+      if (pol == fast::OutputPolicy::untouched_on_error) {
+        RC_ASSERT(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xA5; }));
+      }
+      continue;
+    }
+    RC_ASSERT(out == *want);
+    then(out, pol);
+  }
+}
 
 }  // namespace qscheme::props
