@@ -523,11 +523,11 @@ BOOST_AUTO_TEST_CASE(quantize_steps) {
   });
 }
 
-// The f32-step kernel's minifloat rounding to even (onnx's, nvidia-nvfp4's codes and block scales)
-// at every code value, every midpoint between neighbours and their f32 neighbours, both signs,
-// past the largest value, +-inf, f32's subnormals and 2^-149: the scalar twin's codes, bytes and
-// (e2m1) nibbles on every target.
-BOOST_AUTO_TEST_CASE(quantize_steps_rounds_to_even_at_every_grid_point_and_midpoint) {
+// The f32-step kernel's minifloat roundings, to even (onnx's, nvidia-nvfp4's codes and block
+// scales) and microxcaling's, at every code value, every midpoint between neighbours and their f32
+// neighbours, both signs, past the largest value, +-inf, f32's subnormals and 2^-149: the scalar
+// twin's codes, bytes and (e2m1) nibbles on every target.
+BOOST_AUTO_TEST_CASE(quantize_steps_rounds_at_every_grid_point_and_midpoint) {
   ForEachTarget([] {
     for (int fmt = 0; fmt < 3; ++fmt) {
       std::vector<float> xs = GridPointsAndMidpoints(fmt, true);
@@ -535,13 +535,15 @@ BOOST_AUTO_TEST_CASE(quantize_steps_rounds_to_even_at_every_grid_point_and_midpo
       xs.push_back(std::numeric_limits<float>::infinity());
       xs.push_back(-std::numeric_limits<float>::infinity());
       if (xs.size() % 2) xs.push_back(0.0f);
-      for (bool zero_plus : {false, true}) {
-        const k::StepSpec sp{k::StepOp::multiply, k::StepTie::even, k::StepSaturation::clamp, zero_plus, 0, 0, fmt};
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool zero_plus = variant % 2 == 1;
+        const k::StepTie tie = variant < 2 ? k::StepTie::even : k::StepTie::away;
+        const k::StepSpec sp{k::StepOp::multiply, tie, k::StepSaturation::clamp, zero_plus, 0, 0, fmt};
         const float r = 1.0f;
         std::vector<std::int32_t> a(xs.size()), b(xs.size());
         k::Get().quantize_steps(xs.data(), xs.size(), 0, 0, &r, sp, a.data(), nullptr, nullptr);
         sc::quantize_steps(xs.data(), xs.size(), 0, 0, &r, sp, b.data(), nullptr);
-        BOOST_TEST_CONTEXT("fmt " << fmt << " zero_plus " << zero_plus) {
+        BOOST_TEST_CONTEXT("fmt " << fmt << " zero_plus " << zero_plus << " tie " << int(tie)) {
           EXPECT_SAME(a.data(), b.data(), xs.size(), xs);
           const std::size_t N = k::Get().lanes_f32();
           const std::size_t n = xs.size() / N * N;  // whole vectors, then the tail
@@ -629,12 +631,21 @@ BOOST_AUTO_TEST_CASE(quantize_steps_ggml) {
 // q = 0.5 - 2^-25 gives f32(q + 0.5) = 1 (a tie, to even), so code 1 where exact rounding half
 // away gives 0; q = 0.5 - 2^-24 gives 1 - 2^-24, code 0; ties in the normal binades go away from
 // zero (1.0625 to 1.125, 0x39, where ties to even give 0x38), as do the subnormal binade's (q =
-// 4.5 to 5); beyond 448, 0x7E; a negative t that rounds to 0 keeps -0, a zero t gives +0.
+// 4.5 to 5); beyond 448, 0x7E; a negative t that rounds to 0 keeps -0, a zero t gives +0. And
+// e2m1's (subnormal quantum 1/2, q = 2a below 1): the f32 value below 0.25 (q = 0.5 - 2^-25) to
+// code 1, the one below it to 0; 0.25, 1.25, 2.5 and 5 away from zero (1, 3, 5, 7, where ties to
+// even give 0, 2, 4, 6); 0.75 to 2; beyond 6, 7.
 BOOST_AUTO_TEST_CASE(microxcaling_rounding_at_the_f32_addition_edges) {
   struct Want {
     float x;
     std::int32_t code;
   };
+  const std::vector<Want> e2m1_wants = {
+      {0.25f * (1.0f - 0x1p-24f), 0x1}, {0.25f * (1.0f - 0x1p-23f), 0x0}, {0.25f, 0x1}, {-0.25f, 0x9},
+      {1.25f, 0x3},  {2.5f, 0x5},  {5.0f, 0x7},  {0.75f, 0x2},  {0.75f * (1.0f - 0x1p-24f), 0x1},
+      {6.5f, 0x7},   {1e30f, 0x7}, {-0.1f, 0x8}, {0.0f, 0x0},   {-0.0f, 0x0},
+  };
+  const k::StepSpec e2m1{k::StepOp::multiply, k::StepTie::away, k::StepSaturation::clamp, true, 0, 0, 2};
   const std::vector<Want> wants = {
       {0x1p-10f, 0x01},       {0x1p-10f * (1.0f - 0x1p-24f), 0x01}, {0x1p-10f * (1.0f - 0x1p-23f), 0x00},
       {-0x1p-10f * (1.0f - 0x1p-23f), 0x80}, {-0.0f, 0x00},    {0.0f, 0x00},
@@ -642,14 +653,16 @@ BOOST_AUTO_TEST_CASE(microxcaling_rounding_at_the_f32_addition_edges) {
       {464.0f, 0x7E},         {0x1p-9f * 4.5f, 0x05},                   {0x1p-6f * (1.0f - 0x1p-24f), 0x08},
       {3e38f, 0x7E},          {0x1p-149f, 0x00},
   };
-  k::StepSpec sp{k::StepOp::multiply, k::StepTie::away, k::StepSaturation::clamp, true, 0, 0, 0};
+  const k::StepSpec e4m3{k::StepOp::multiply, k::StepTie::away, k::StepSaturation::clamp, true, 0, 0, 0};
   ForEachTarget([&] {
     // Repeated so that every lane position and the padded tail meet each value.
-    for (std::size_t rep : {std::size_t{1}, std::size_t{5}}) {
+    for (std::size_t rep : {std::size_t{1}, std::size_t{5}, std::size_t{2}, std::size_t{7}}) {
+      const bool small = rep == 2 || rep == 7;
+      const k::StepSpec& sp = small ? e2m1 : e4m3;
       std::vector<float> x;
       std::vector<std::int32_t> want;
       for (std::size_t i = 0; i < rep; ++i) {
-        for (const Want& w : wants) {
+        for (const Want& w : small ? e2m1_wants : wants) {
           x.push_back(w.x);
           want.push_back(w.code);
         }

@@ -133,10 +133,12 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfAwayF32AddCode(DF df, hn::V
   const auto rounded = hn::ShiftRightSame(hn::Add(hn::BitCast(di, a), hn::Set(di, 1 << (shift - 1))), shift);
   const auto normal = hn::Sub(rounded, hn::Set(di, (127 + mp.emin - 1) << mp.m));
   const auto code = hn::Min(normal, hn::Set(di, mp.max_code));
-  // The subnormal binade, which calibrated blocks of ordinary data seldom reach: q = a * 2^(m -
-  // emin), exact; its code is floor(f32(q + 0.5)).
+  // The subnormal binade: q = a * 2^(m - emin), exact; its code is floor(f32(q + 0.5)). Calibrated
+  // blocks of ordinary data seldom reach it in e4m3 and e5m2, so a vector without such lanes skips
+  // it; e2m1's lies below 1, where most codes do, and the branch would be mispredicted (it halved
+  // microxcaling's mxfp4 in cache).
   const auto in_sub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.emin)))));
-  if (HWY_LIKELY(hn::AllFalse(di, in_sub))) return code;
+  if (mp.emin < 0 && HWY_LIKELY(hn::AllFalse(di, in_sub))) return code;
   const auto q = hn::Mul(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.m - mp.emin))));
   return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Floor(hn::Add(q, hn::Set(df, 0.5f)))), code);
 }
@@ -161,14 +163,56 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfEvenCode(DF df, hn::Vec<DF>
   return hn::IfThenElse(in_sub, hn::ConvertTo(di, hn::Round(q)), code);
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// e2m1's magnitude code of |t| (16 f32 lanes, not NaN) by one table lookup, the same codes as
+// HalfEvenCode (ties to even) or, kAway, HalfAwayF32AddCode. Every rounding boundary of e2m1 (0.25,
+// 0.75, 1.25, 1.75, 2.5, 3.5, 5) starts a bucket of a's exponent and top two mantissa bits,
+// bits(a) >> 21 (E2M1CodesNear's table layout, a = |t| clamped to [0.2, 6.5]), and every value of
+// a bucket rounds alike: the table gives the code above a boundary, as half away from zero does.
+// Ties to even take the code below at the four boundaries whose code above is odd (entries
+// flagged 8) when a is one exactly (its low 21 bits zero). microxcaling's f32 addition also rounds
+// up the one f32 value below 0.25 (q = 2a = 0.5 - 2^-25, f32(q + 0.5) = 1); no other a moves
+// (section 7 of docs/SEMANTICS-fast.md).
+template <bool kAway, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF> t) {
+  const hn::Rebind<std::int32_t, DF> di;
+  const __m512i lo = _mm512_setr_epi32(4, 5 | 8, 5, 6, 6, 7 | 8, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1 | 8, 1, 1, 1, 1, 1, 2, 2, 2, 3 | 8, 3, 4);
+  // min(|t|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then 0.2.
+  const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(t.raw, _mm512_set1_ps(6.5f), 0x0A))};
+  const auto a = hn::Max(y, hn::Set(di, 0x3E4CCCCD));
+  const hn::Vec<decltype(di)> entry{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
+  const auto code = hn::And(entry, hn::Set(di, 7));
+  if constexpr (kAway) {
+    return hn::IfThenElse(hn::Eq(a, hn::Set(di, 0x3E7FFFFF)), hn::Set(di, 1), code);
+  } else {
+    const auto tie_down = hn::And(hn::TestBit(entry, hn::Set(di, 8)), hn::Not(hn::TestBit(a, hn::Set(di, 0x1FFFFF))));
+    return hn::IfThenElse(tie_down, hn::Sub(code, hn::Set(di, 1)), code);
+  }
+}
+#endif
+
+// Whether e2m1's codes take the table (E2M1StepCode) on this target and vector.
+template <class DF>
+constexpr bool kE2M1Table =
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    hn::MaxLanes(DF()) == 16;
+#else
+    false;
+#endif
+
 // Minifloat codes of t (f32 lanes, not NaN): the magnitude's code rounded to even (HalfEvenCode)
-// or, kAway, microxcaling's (HalfAwayF32AddCode); t's sign; with kPlusZero a zero t (either sign)
-// gives +0.
-template <bool kPlusZero, bool kAway, class DF>
+// or, kAway, microxcaling's way (HalfAwayF32AddCode), or e2m1's by the table (kTable), and t's
+// sign; with kPlusZero a zero t (either sign) gives +0.
+template <bool kPlusZero, bool kAway, bool kTable, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<DF> t, const MiniParams& mp) {
   const hn::Rebind<std::int32_t, DF> di;
   hn::Vec<decltype(di)> code;
-  if constexpr (kAway) {
+  if constexpr (kTable) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    code = E2M1StepCode<kAway>(df, t);
+#endif
+  } else if constexpr (kAway) {
     code = HalfAwayF32AddCode(df, hn::Abs(t), mp);
   } else {
     code = HalfEvenCode(df, hn::Abs(t), mp);
@@ -180,7 +224,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
 
 // One vector's codes under the spec's rules, given as template arguments so that the hot loops
 // carry no branch on them; the constants are set once per call. kKind: 0 integers; minifloats 1 +
-// (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0).
+// (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0), plus 4 for e2m1 by its table.
 template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind, class DF, bool kWrap = true>
 struct StepCoder {
   DF df;
@@ -198,7 +242,7 @@ struct StepCoder {
     if constexpr (kKind == 0) {
       return StepIntCodes<kTie, kSat, kWrap>(df, t, vlo, vhi, half_lo, shift);
     } else {
-      return StepFloatCodes<(kKind - 1) % 2 == 1, (kKind >= 3)>(df, t, mp);
+      return StepFloatCodes<(kKind - 1) % 2 == 1, ((kKind - 1) % 4 >= 2), (kKind > 4)>(df, t, mp);
     }
   }
 };
@@ -286,6 +330,12 @@ HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, 
                                   std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
   if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
   constexpr int kMini = kTie == StepTie::away ? 3 : 1;
+  if constexpr (kSat == StepSaturation::clamp && kE2M1Table<hn::ScalableTag<float>>) {
+    if (s.fmt == 2) {
+      if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 5>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, kTie, kSat, kMini + 4>(x, len, start, bw, r, s, out32, out8, nibbles);
+    }
+  }
   if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8, nibbles);
   QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8, nibbles);
 }
