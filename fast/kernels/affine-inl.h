@@ -142,8 +142,8 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> AffineVector(DF df, hn::Vec<DF>
 // The code loop over the whole vectors [i0, i1): lanes_at(i) gives the vector's parameters; top
 // takes the largest |x| pattern read (the caller's finiteness check, with no pass of its own). The
 // arguments are values, not references to the caller's objects: a byte store may alias any object
-// whose address escaped, and each would be loaded again after every store (a third of the time of
-// a given-scale call in cache).
+// whose address escaped, and each would be loaded again after every store (some 40% of a
+// given-scale call's time in cache).
 template <AffineOp kOp, bool kWide, class DF, class LanesAt>
 HWY_INLINE void AffineCodeLoop(DF df, const float* HWY_RESTRICT x, std::size_t i0, std::size_t i1,
                                const float* pf, LanesAt lanes_at, const AffineSpec s, const CodeSpec window,
@@ -173,10 +173,10 @@ HWY_INLINE void AffineCodeLoop(DF df, const float* HWY_RESTRICT x, std::size_t i
 }
 
 template <AffineOp kOp, bool kWide>
-HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
-                                const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
-                                const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
-                                std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
+HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
+                                         std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
+                                         const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
+                                         std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
   using DF = hn::ScalableTag<float>;
   const DF df;
   const hn::Rebind<std::int32_t, DF> di;
@@ -258,10 +258,10 @@ HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_
   return top;
 }
 
-HWY_NOINLINE std::uint32_t QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
-                                     const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
-                                     const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
-                                     std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
+HWY_NOINLINE std::uint32_t QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
+                                              std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
+                                              const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
+                                              std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
   switch (s.op) {
     case AffineOp::exact:
       if (s.hi - s.lo > 255) return QuantizeAffineT<AffineOp::exact, true>(x, len, start, bw, r, e, z, s, out32, out8);
@@ -270,7 +270,8 @@ HWY_NOINLINE std::uint32_t QuantizeAffineImpl(const float* HWY_RESTRICT x, std::
       return QuantizeAffineT<AffineOp::divide, false>(x, len, start, bw, r, e, z, s, out32, out8);
     case AffineOp::multiply:
       return QuantizeAffineT<AffineOp::multiply, false>(x, len, start, bw, r, e, z, s, out32, out8);
-  }  return 0;
+  }
+  return 0;
 }
 
 HWY_NOINLINE void DequantAffineImpl(const std::int32_t* HWY_RESTRICT c32, const std::uint8_t* HWY_RESTRICT c8,

@@ -135,8 +135,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfAwayF32AddCode(DF df, hn::V
   const auto code = hn::Min(normal, hn::Set(di, mp.max_code));
   // The subnormal binade: q = a * 2^(m - emin), exact; its code is floor(f32(q + 0.5)). Calibrated
   // blocks of ordinary data seldom reach it in e4m3 and e5m2, so a vector without such lanes skips
-  // it; e2m1's lies below 1, where most codes do, and the branch would be mispredicted (it halved
-  // microxcaling's mxfp4 in cache).
+  // it; e2m1's lies below 1, where most codes do, and the branch would be mispredicted.
   const auto in_sub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.emin)))));
   if (mp.emin < 0 && HWY_LIKELY(hn::AllFalse(di, in_sub))) return code;
   const auto q = hn::Mul(a, hn::Set(df, static_cast<float>(scalar::pow2(mp.m - mp.emin))));
