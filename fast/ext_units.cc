@@ -21,8 +21,9 @@
 namespace qscheme::fast::detail {
 namespace {
 
-// Elements per unit: 16 KiB of input, which stays in L1 between the calibration and the codes.
-constexpr std::uint64_t kUnitElements = 4096;
+// Elements per unit: 8 KiB of input, which stays in L1 between the check or calibration and the
+// codes (16 KiB units ran given-scale u8 slower from DRAM: docs/PERFORMANCE.md).
+constexpr std::uint64_t kUnitElements = 2048;
 
 // The flat view of a tensor whose blocks follow one another in memory: element i lies in block
 // i / bw (bw == 0: one block). False for other block grids.
@@ -63,8 +64,7 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
   } else {
     p = empty_ext_params(scheme, point, l.scales);
   }
-  // Calibration, or the zero-scale check, reads a unit before its codes; given scales alone do not.
-  p.spec.x_just_read = !given || zero_scale;
+  p.spec.x_just_read = true;
   const std::uint64_t per = bw == 0 ? kUnitElements : std::max<std::uint64_t>(1, kUnitElements / bw) * bw;
   const std::uint64_t units = (l.elements + per - 1) / per;
   const std::uint64_t blocks_per_unit = bw == 0 ? 1 : per / bw;
@@ -77,16 +77,21 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
       const std::uint64_t i0 = u * per, len = std::min(per, l.elements - i0);
       const std::uint64_t j0 = bw == 0 ? 0 : i0 / bw, nb = bw == 0 ? 1 : (len + bw - 1) / bw;
       const float* xu = x + i0;
-      if (given && zero_scale) {
-        // A zero effective scale over a non-zero x (exact, onnx), and non-finite input, before
-        // the codes (which the kernel leaves unspecified there).
+      if (given) {
+        // Non-finite input, and a zero effective scale over a non-zero x (exact, onnx). A pass of
+        // its own that brings the unit into L1 for the codes: faster from DRAM than the same check
+        // inside the code loop (docs/PERFORMANCE.md).
         bool bad = false;
-        std::fill(amax.begin(), amax.begin() + static_cast<std::ptrdiff_t>(nb), 0u);
-        kf.segment_max_abs_bits(xu, len, bw == 0 ? len : bw, amax.data());
-        for (std::uint64_t k = 0; k < nb && !bad; ++k) {
-          const std::uint64_t j = j0 + k;
-          const bool zero_j = rule == ExtRule::exact ? p.e[j] == 0 : p.bits[j] == 0;
-          bad = amax[k] >= 0x7F800000u || (zero_j && amax[k] != 0);
+        if (zero_scale) {
+          std::fill(amax.begin(), amax.begin() + static_cast<std::ptrdiff_t>(nb), 0u);
+          kf.segment_max_abs_bits(xu, len, bw == 0 ? len : bw, amax.data());
+          for (std::uint64_t k = 0; k < nb && !bad; ++k) {
+            const std::uint64_t j = j0 + k;
+            const bool zero_j = rule == ExtRule::exact ? p.e[j] == 0 : p.bits[j] == 0;
+            bad = amax[k] >= 0x7F800000u || (zero_j && amax[k] != 0);
+          }
+        } else {
+          bad = kf.max_abs_bits(xu, len) >= 0x7F800000u;
         }
         if (bad) {
           failed = true;
@@ -106,17 +111,9 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
           }
         }
       }
-      const std::uint32_t top =
-          kf.quantize_affine(xu, len, 0, bw, p.r.data() + j0, p.e.empty() ? nullptr : p.e.data() + j0,
-                             p.zero_points.empty() ? nullptr : p.zero_points.data() + j0, p.spec,
-                             out.codes ? out.codes + i0 : nullptr, out.bytes ? out.bytes + i0 : nullptr);
-      // Given scales: the input's finiteness is checked by the code loop as it reads it (calibration
-      // has checked it otherwise). The unit's codes are then unspecified, and the whole-tensor path
-      // reports the error.
-      if (top >= 0x7F800000u) {
-        failed = true;
-        return;
-      }
+      kf.quantize_affine(xu, len, 0, bw, p.r.data() + j0, p.e.empty() ? nullptr : p.e.data() + j0,
+                         p.zero_points.empty() ? nullptr : p.zero_points.data() + j0, p.spec,
+                         out.codes ? out.codes + i0 : nullptr, out.bytes ? out.bytes + i0 : nullptr);
     }
   });
   if (failed.load()) return false;

@@ -165,11 +165,8 @@ BOOST_AUTO_TEST_CASE(affine_codes_match_the_scalar_twin_on_every_rounding_bounda
                   BOOST_TEST_CONTEXT(kd.name << " op " << int(op) << " away " << away << " e " << e << " bw " << bw
                                              << " start " << start << " n " << n) {
                     std::vector<std::int32_t> a(n + 1, 12345), b(n + 1, 12345);
-                    const std::uint32_t ta =
-                        k::Get().quantize_affine(xs.data(), n, start, bw, r.data(), ee.data(), z.data(), s, a.data(), nullptr);
-                    const std::uint32_t tb =
-                        sc::quantize_affine(xs.data(), n, start, bw, r.data(), ee.data(), z.data(), s, b.data(), nullptr);
-                    BOOST_TEST(ta == tb, "largest |x| pattern: simd " << ta << " scalar " << tb);
+                    k::Get().quantize_affine(xs.data(), n, start, bw, r.data(), ee.data(), z.data(), s, a.data(), nullptr);
+                    sc::quantize_affine(xs.data(), n, start, bw, r.data(), ee.data(), z.data(), s, b.data(), nullptr);
                     std::size_t at = 0;
                     while (at < n + 1 && a[at] == b[at]) ++at;
                     BOOST_TEST(at == n + 1, "first difference at " << at << " x " << xs[at] << " simd " << a[at]
@@ -201,42 +198,6 @@ BOOST_AUTO_TEST_CASE(affine_codes_match_the_scalar_twin_on_every_rounding_bounda
             sc::quantize_affine(zeros.data(), zeros.size(), 0, 0, &r0, &e0, &zp, s, b.data(), nullptr);
             BOOST_TEST(a == b, kd.name << " zero scale, op " << int(op) << " z " << zp);
             BOOST_TEST(a[1] == (op == k::AffineOp::multiply ? kd.lo : zp));
-          }
-        }
-      }
-    }
-  });
-}
-
-// The codes' loop is also the finiteness check of given-scale input: a NaN or infinity anywhere
-// (a block's whole vectors, a vector across blocks, the tail) raises the largest pattern it returns
-// to 0x7F800000 or more, on every target and in the scalar twin alike.
-BOOST_AUTO_TEST_CASE(affine_codes_report_non_finite_input_wherever_it_lies) {
-  ForEachTarget([] {
-    const std::size_t N = k::Get().lanes_f32();
-    const std::size_t len = 4 * N + 3;
-    std::vector<float> x(len);
-    for (std::size_t i = 0; i < len; ++i) x[i] = static_cast<float>(i % 7) - 3.5f;
-    const std::vector<float> r(len, 1.0f);
-    const std::vector<double> e(len, 1.0);
-    const std::vector<std::int32_t> z(len, 128);
-    k::AffineSpec s;
-    s.lo = 0;
-    s.hi = 255;
-    std::vector<std::uint8_t> out(len);
-    for (const k::AffineOp op : {k::AffineOp::exact, k::AffineOp::divide, k::AffineOp::multiply}) {
-      s.op = op;
-      for (std::size_t bw : {std::size_t{0}, std::size_t{1}, std::size_t{3}, N}) {
-        BOOST_TEST(k::Get().quantize_affine(x.data(), len, 0, bw, r.data(), e.data(), z.data(), s, nullptr, out.data()) ==
-                   0x40600000u);  // 3.5
-        for (const float bad : {NAN, INFINITY, -INFINITY}) {
-          for (std::size_t at = 0; at < len; ++at) {
-            std::vector<float> y = x;
-            y[at] = bad;
-            const std::uint32_t a = k::Get().quantize_affine(y.data(), len, 0, bw, r.data(), e.data(), z.data(), s, nullptr, out.data());
-            const std::uint32_t b = sc::quantize_affine(y.data(), len, 0, bw, r.data(), e.data(), z.data(), s, nullptr, out.data());
-            BOOST_TEST(a == b, "op " << int(op) << " bw " << bw << " at " << at);
-            BOOST_TEST(a >= 0x7F800000u, "op " << int(op) << " bw " << bw << " at " << at);
           }
         }
       }

@@ -139,8 +139,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> AffineVector(DF df, hn::Vec<DF>
   return hn::Min(hn::Max(hn::Add(q, p.z), hn::Set(di, s.lo)), hn::Set(di, s.hi));
 }
 
-// The code loop over the whole vectors [i0, i1): lanes_at(i) gives the vector's parameters; top
-// takes the largest |x| pattern read (the caller's finiteness check, with no pass of its own). The
+// The code loop over the whole vectors [i0, i1): lanes_at(i) gives the vector's parameters. The
 // arguments are values, not references to the caller's objects: a byte store may alias any object
 // whose address escaped, and each would be loaded again after every store (some 40% of a
 // given-scale call's time in cache).
@@ -148,32 +147,24 @@ template <AffineOp kOp, bool kWide, class DF, class LanesAt>
 HWY_INLINE void AffineCodeLoop(DF df, const float* HWY_RESTRICT x, std::size_t i0, std::size_t i1,
                                const float* pf, LanesAt lanes_at, const AffineSpec s, const CodeSpec window,
                                const FastConsts<DF> k, std::int32_t* HWY_RESTRICT out32,
-                               std::uint8_t* HWY_RESTRICT out8, std::uint32_t* top) {
+                               std::uint8_t* HWY_RESTRICT out8) {
   const hn::Rebind<std::int32_t, DF> di;
   const std::size_t N = hn::Lanes(df);
-  const auto mag = hn::Set(di, 0x7FFFFFFF);
-  auto m = hn::Zero(di);
   if (out32) {
     for (std::size_t i = i0; i < i1; i += N) {
       if (i % 16 == 0) hwy::Prefetch(pf + i);
-      const auto xv = hn::LoadU(df, x + i);
-      m = hn::Max(m, hn::And(hn::BitCast(di, xv), mag));
-      hn::StoreU(AffineVector<kOp, kWide>(df, xv, lanes_at(i), s, window, k), di, out32 + i);
+      hn::StoreU(AffineVector<kOp, kWide>(df, hn::LoadU(df, x + i), lanes_at(i), s, window, k), di, out32 + i);
     }
   } else {
     for (std::size_t i = i0; i < i1; i += N) {
       if (i % 16 == 0) hwy::Prefetch(pf + i);
-      const auto xv = hn::LoadU(df, x + i);
-      m = hn::Max(m, hn::And(hn::BitCast(di, xv), mag));
-      StoreCodeBytes(di, AffineVector<kOp, kWide>(df, xv, lanes_at(i), s, window, k), out8 + i);
+      StoreCodeBytes(di, AffineVector<kOp, kWide>(df, hn::LoadU(df, x + i), lanes_at(i), s, window, k), out8 + i);
     }
   }
-  const auto t = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, m)));
-  *top = t > *top ? t : *top;
 }
 
 template <AffineOp kOp, bool kWide>
-HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
+HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
                                          std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
                                          const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
                                          std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
@@ -187,7 +178,6 @@ HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_
   window.hi = s.hi - s.lo;
   const FastConsts<DF> k(df, window);
   constexpr bool kExact = kOp == AffineOp::exact;
-  std::uint32_t top = 0;  // the largest |x| pattern read
   // x sits in L1 (a unit just calibrated it): ask for what follows it; else for its own lines.
   const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
   // Whole vectors of block b: its parameters broadcast once.
@@ -197,7 +187,7 @@ HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_
     p.e_lo = p.e_hi = hn::Set(dd, kExact ? e[b] : 0.0);
     p.far = kExact && std::isnan(r[b]);
     p.z = hn::Set(di, z ? z[b] : 0);
-    AffineCodeLoop<kOp, kWide>(df, x, i0, i1, pf, [p](std::size_t) { return p; }, s, window, k, out32, out8, &top);
+    AffineCodeLoop<kOp, kWide>(df, x, i0, i1, pf, [p](std::size_t) { return p; }, s, window, k, out32, out8);
   };
   // One vector whose lanes each look their block up (through the stack), valid of them real.
   auto lanes = [&](std::size_t i, std::size_t valid) {
@@ -219,11 +209,7 @@ HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_
     p.far = kExact && !hn::AllTrue(df, hn::Eq(p.r, p.r));
     p.z = hn::Load(di, zb);
     std::memcpy(xb, x + i, valid * sizeof(float));
-    const auto xv = hn::Load(df, xb);  // zeros past valid, which leave top as it is
-    const auto mv = hn::And(hn::BitCast(di, xv), hn::Set(di, 0x7FFFFFFF));
-    const auto t = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(di, mv)));
-    top = t > top ? t : top;
-    const auto q = AffineVector<kOp, kWide>(df, xv, p, s, window, k);
+    const auto q = AffineVector<kOp, kWide>(df, hn::Load(df, xb), p, s, window, k);
     if (valid == N) {
       if (out32) return hn::StoreU(q, di, out32 + i);
       return StoreCodeBytes(di, q, out8 + i);
@@ -250,15 +236,14 @@ HWY_INLINE std::uint32_t QuantizeAffineT(const float* HWY_RESTRICT x, std::size_
       return p;
     };
     const std::size_t i = len / N * N;
-    AffineCodeLoop<kOp, kWide>(df, x, 0, i, pf, lanes_at, s, window, k, out32, out8, &top);
+    AffineCodeLoop<kOp, kWide>(df, x, 0, i, pf, lanes_at, s, window, k, out32, out8);
     if (i < len) lanes(i, len - i);
-    return top;
+    return;
   }
   ForBlockVectors(len, start, bw, N, whole, lanes);
-  return top;
 }
 
-HWY_NOINLINE std::uint32_t QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
+HWY_NOINLINE void QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
                                               std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
                                               const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
                                               std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
@@ -271,7 +256,6 @@ HWY_NOINLINE std::uint32_t QuantizeAffineImpl(const float* HWY_RESTRICT x, std::
     case AffineOp::multiply:
       return QuantizeAffineT<AffineOp::multiply, false>(x, len, start, bw, r, e, z, s, out32, out8);
   }
-  return 0;
 }
 
 HWY_NOINLINE void DequantAffineImpl(const std::int32_t* HWY_RESTRICT c32, const std::uint8_t* HWY_RESTRICT c8,

@@ -459,10 +459,9 @@ struct Kernels {
   // Codes of x[0..len) by spec s (AffineSpec); element i lies in block k = (start + i) / bw -
   // start / bw of r, e and z (bw == 0: block 0 for all; z null: zero points 0; e read by the
   // exact op only). Exactly one of out32 (i32 codes) and out8 (their low bytes: a kind of at most
-  // 8 bits) is non-null. Returns the largest |x| pattern (x & 0x7FFFFFFF) of x[0..len): a result
-  // of 0x7F800000 or more means some x is not finite, and then the codes are unspecified.
-  // Preconditions: exact: e >= 0, and e == 0 only where every x of the block is 0.
-  std::uint32_t (*quantize_affine)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
+  // 8 bits) is non-null. Preconditions: x finite; exact: e >= 0, and e == 0 only where every x of
+  // the block is 0.
+  void (*quantize_affine)(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
                           const double* e, const std::int32_t* z, const AffineSpec& s, std::int32_t* out32,
                           std::uint8_t* out8);
   // out[i] = f32(f32(q_i - z_k) * s_k) for g == 1 (one IEEE multiplication: one rounding), else

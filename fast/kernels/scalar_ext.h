@@ -61,25 +61,18 @@ inline std::int32_t affine_code(float x, float r, double e, std::int32_t z, cons
   return static_cast<std::int32_t>(c);
 }
 
-inline std::uint32_t quantize_affine(const float* x, std::size_t len, std::size_t start, std::size_t bw,
-                                     const float* r, const double* e, const std::int32_t* z,
-                                     const kernels::AffineSpec& s, std::int32_t* out32, std::uint8_t* out8) {
-  std::uint32_t top = 0;
+inline void quantize_affine(const float* x, std::size_t len, std::size_t start, std::size_t bw, const float* r,
+                            const double* e, const std::int32_t* z, const kernels::AffineSpec& s, std::int32_t* out32,
+                            std::uint8_t* out8) {
   for (std::size_t i = 0; i < len; ++i) {
     const std::size_t k = bw == 0 ? 0 : (start + i) / bw - start / bw;
-    const std::uint32_t mag = f32_bits(x[i]) & 0x7FFFFFFFu;
-    top = mag > top ? mag : top;
-    // A non-finite x's code is unspecified: s.lo here, without the conversion of a NaN or infinity.
-    const std::int32_t c = mag >= 0x7F800000u ? s.lo
-                                              : affine_code(x[i], r[k], s.op == kernels::AffineOp::exact ? e[k] : 0.0,
-                                                            z ? z[k] : 0, s);
+    const std::int32_t c = affine_code(x[i], r[k], s.op == kernels::AffineOp::exact ? e[k] : 0.0, z ? z[k] : 0, s);
     if (out32) {
       out32[i] = c;
     } else {
       out8[i] = static_cast<std::uint8_t>(c & 0xFF);
     }
   }
-  return top;
 }
 
 inline void dequant_affine(const std::int32_t* c32, const std::uint8_t* c8, bool c8_signed, std::size_t len,
