@@ -370,13 +370,15 @@ inline const std::vector<Kernel>& kernels() {
        .format = ByteFormat::ggml},
       // Affine mode (zero points), u8: one scale for the tensor, calibrated (min and max first: two
       // passes) or given (the input's own, with its zero point: one pass); a scale per row
-      // (axis(1) of [n / 4096, 4096]), calibrated row by row in one pass; and back to f32.
+      // (axis(1) of [n / 4096, 4096]), calibrated row by row in one pass, or given; and back to f32.
       {.name = "quantize u8:affine calibrated", .scheme = "u8:affine", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass},
       {.name = "quantize u8:affine given", .scheme = "u8:affine", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true},
       {.name = "quantize u8:affine per-row (axis)", .scheme = "u8:affine:axis(1)=f32", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass},
+      {.name = "quantize u8:affine per-row given", .scheme = "u8:affine:axis(1)=f32", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true},
       {.name = "dequantize u8:affine", .scheme = "u8:affine", .profile = Profile::exact,
        .direction = Direction::dequantize, .api = Api::bytes_single_pass},
       // The QuantizedTensor entry points (i32 codes), for comparison.

@@ -1,6 +1,7 @@
 // The units path of the extension stage's quantize (ext_units.hpp). It takes tensors whose blocks
 // follow one another in memory (one block, or blocks along the last axis that tile each row or
-// span it), so that a unit is a contiguous run of whole blocks, and outputs that take codes as
+// span it), so that a unit is a contiguous run of whole blocks (of any elements, for given scales
+// that need no block's maximum), and outputs that take codes as
 // they are made (i32 codes, or the one-byte codes of a native store). Per unit: affine
 // calibration (min and max per block, then each block's scale and zero point), or for given
 // scales the check of the unit's input; then its codes, while the unit is in L1. One read of the
@@ -65,7 +66,12 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
     p = empty_ext_params(scheme, point, l.scales);
   }
   p.spec.x_just_read = true;
-  const std::uint64_t per = bw == 0 ? kUnitElements : std::max<std::uint64_t>(1, kUnitElements / bw) * bw;
+  // Calibration and the zero-scale check work on whole blocks; given scales alone do not, so their
+  // units stay small even where one block spans a 4096-wide row (0.72-0.77 of read4/write1 with a
+  // row per unit, docs/PERFORMANCE.md).
+  const bool whole_blocks = !given || zero_scale;
+  const std::uint64_t per = bw == 0 || !whole_blocks ? kUnitElements
+                                                     : std::max<std::uint64_t>(1, kUnitElements / bw) * bw;
   const std::uint64_t units = (l.elements + per - 1) / per;
   const std::uint64_t blocks_per_unit = bw == 0 ? 1 : per / bw;
   std::atomic<bool> failed{false};
@@ -75,7 +81,9 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
     for (std::uint64_t u = ub; u < ue; ++u) {
       if (failed.load(std::memory_order_relaxed)) return;
       const std::uint64_t i0 = u * per, len = std::min(per, l.elements - i0);
-      const std::uint64_t j0 = bw == 0 ? 0 : i0 / bw, nb = bw == 0 ? 1 : (len + bw - 1) / bw;
+      // The unit's first block, how far into it the unit starts, and how many blocks it touches.
+      const std::uint64_t j0 = bw == 0 ? 0 : i0 / bw, start = bw == 0 ? 0 : i0 % bw;
+      const std::uint64_t nb = bw == 0 ? 1 : (start + len + bw - 1) / bw;
       const float* xu = x + i0;
       if (given) {
         // Non-finite input, and a zero effective scale over a non-zero x (exact, onnx). A pass of
@@ -111,7 +119,7 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
           }
         }
       }
-      kf.quantize_affine(xu, len, 0, bw, p.r.data() + j0, p.e.empty() ? nullptr : p.e.data() + j0,
+      kf.quantize_affine(xu, len, start, bw, p.r.data() + j0, p.e.empty() ? nullptr : p.e.data() + j0,
                          p.zero_points.empty() ? nullptr : p.zero_points.data() + j0, p.spec,
                          out.codes ? out.codes + i0 : nullptr, out.bytes ? out.bytes + i0 : nullptr);
     }

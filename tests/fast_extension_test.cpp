@@ -48,22 +48,27 @@ struct ThreadsGuard {
 // untouched-on-error (the whole-tensor path) give the same bytes as quantize + encode (i32 codes
 // through the units path) and the reference, for every unit layout: one scale (given), a scale
 // per row, per block of 32, per column; calibrated and given, exact and onnx; 1, 2 and 3 threads.
+// Rows of 1000 (37,000 elements: units of whole rows, and given-scale units of 2048 that start
+// inside a row, threads split them) and of 5000 (rows wider than a given-scale unit).
 BOOST_AUTO_TEST_CASE(units_and_whole_tensor_paths_give_the_reference_bytes_on_tensors_of_many_units) {
   ThreadsGuard guard;
-  const Shape shape{37, 1000};  // 37,000 elements: nine units of 4096, a partial last one, threads split them
-  const std::vector<float> x = Normal(37000, 5, 3.0f, 0.5f);
   struct Case {
     const char* scheme;
     Profile profile;
     bool given;
+    bool wide = false;
   };
   const Case cases[] = {{"u8:affine", Profile::exact, true},          {"u8:affine", Profile::onnx, true},
                         {"u8:affine:axis(1)=f32", Profile::exact, false}, {"u8:affine:axis(1)=f32", Profile::onnx, false},
                         {"u8:affine:axis(1)=bf16", Profile::exact, false}, {"u8:affine:block[40]=f16", Profile::exact, false},
                         {"u4:affine:block[8]=f32", Profile::exact, false}, {"q8f:affine:axis(1)=f32", Profile::exact, true},
                         {"u8:affine:axis(0)=f32", Profile::exact, false}, {"u8:axis(1)=f32", Profile::onnx, true},
-                        {"i16:affine:axis(1)=f32", Profile::exact, false}, {"u8:affine", Profile::exact, false}};
+                        {"i16:affine:axis(1)=f32", Profile::exact, false}, {"u8:affine", Profile::exact, false},
+                        {"u8:affine:axis(1)=f32", Profile::exact, true, true}, {"u8:affine:axis(1)=f32", Profile::onnx, true, true},
+                        {"u8:affine:axis(1)=f32", Profile::exact, false, true}};
   for (const Case& c : cases) {
+    const Shape shape = c.wide ? Shape{9, 5000} : Shape{37, 1000};
+    const std::vector<float> x = Normal(c.wide ? 45000 : 37000, 5, 3.0f, 0.5f);
     const qscheme::Scheme s = qscheme::parse_scheme(c.scheme).value();
     const qscheme::Layout l = qscheme::make_layout(s, shape).value();
     qscheme::QuantizeOptions o;
