@@ -105,7 +105,7 @@ bool ext_units(const Scheme& scheme, const Layout& l, const float* x, const Poin
           failed = true;
           return;
         }
-      } else if (!given) {
+      } else {
         std::fill(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(nb), kernels::kNoKeys.lo);
         std::fill(hi.begin(), hi.begin() + static_cast<std::ptrdiff_t>(nb), kernels::kNoKeys.hi);
         kf.segment_min_max_keys(xu, len, bw, lo.data(), hi.data());
