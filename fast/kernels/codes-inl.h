@@ -134,11 +134,9 @@ struct FastConsts {
 // e2m1 codes of a 16-lane vector from r = x * inv by one table lookup, and the lanes near a
 // rounding boundary (FastCodesNear's contract, five vector operations fewer than its minifloat
 // arithmetic: nvfp4 and mxfp4 spend most of their time here).
-// Every rounding boundary of e2m1 (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) is 2^E * (1 + j/4): the
-// code of a magnitude y away from them depends only on y's exponent and top two mantissa bits,
-// bits(y) >> 21. y is clamped to [0.2, 6.5] (bits(y) >> 21 then spans 24 values; below 0.25 the
-// code is 0, above 5 it is 7), and the low five bits of bits(y) >> 21 index a 32-entry table
-// (vpermi2d; the biased exponent mod 8 keeps the six binades apart). A lane is flagged when the
+// The code of a magnitude y away from e2m1's boundaries is its bucket's (kE2M1BucketCode): y is
+// clamped to [0.2, 6.5] (below 0.25 the code is 0, above 5 it is 7), and the low five bits of
+// bits(y) >> 21 index the 32-entry table (vpermi2d). A lane is flagged when the
 // low 21 bits of bits(y) are within 8 of a multiple of 2^21, i.e. y within 8 ulps of some
 // 2^E * (1 + j/4), boundaries and exact ties included: |r - x/e| <= 3.000001 * 2^-24 |x/e| (section
 // 6) is at most 3 ulps of y there, so an unflagged y lies on the same side of every boundary as
@@ -148,10 +146,8 @@ HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, const
                                       hn::Vec<hn::Rebind<std::int32_t, DF>>* out) {
   const hn::Rebind<std::int32_t, DF> di;
   const hn::RebindToUnsigned<decltype(di)> du;
-  // Entry 4 * (biased E mod 8) + top two mantissa bits: binades 2^1 (entries 0-3), 2^2 (4-7),
-  // 2^-3 (16-19), 2^-2 (20-23), 2^-1 (24-27), 2^0 (28-31); 8-15 never occur.
-  const __m512i lo = _mm512_setr_epi32(4, 5, 5, 6, 6, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4);
+  const __m512i lo = E2M1TableHalf<0, false>(std::make_index_sequence<16>());
+  const __m512i hi = E2M1TableHalf<16, false>(std::make_index_sequence<16>());
   hn::Vec<decltype(di)> a;
   if constexpr (kClamp) {
     // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the

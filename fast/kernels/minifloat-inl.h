@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "fast/kernels/scalar.h"
 #include "hwy/highway.h"
@@ -77,6 +78,29 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const 
   const float bias = std::bit_cast<float>(static_cast<std::uint32_t>(253 + mp.emin) << 23);  // 2^(126 + emin)
   return hn::Mul(hn::BitCast(df, hn::Or(mag, sign)), hn::Set(df, bias));
 }
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// e2m1's code table on 16 lanes (E2M1CodesNear, E2M1StepCode). Every rounding boundary of e2m1
+// (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) is 2^E * (1 + j/4), so the magnitudes a in [0.2, 6.5]
+// fall into buckets of their exponent and top two mantissa bits that each hold one code: entry
+// bits(a) >> 21 mod 32, that is 4 * (biased E mod 8) + j. Binades 2^1 (entries 0-3), 2^2 (4-7),
+// 2^-3 (16-19), 2^-2 (20-23), 2^-1 (24-27), 2^0 (28-31); 8-15 never occur. A bucket starting on a
+// boundary holds the code above it, as half away from zero rounds a tie.
+inline constexpr std::int32_t kE2M1BucketCode[32] = {4, 5, 5, 6, 6, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                     0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4};
+// The buckets that start on a boundary whose code above is odd (0.25, 1.25, 2.5, 5): a tie there
+// rounds down under ties to even.
+inline constexpr std::uint32_t kE2M1OddTieBuckets = (1u << 20) | (1u << 29) | (1u << 1) | (1u << 5);
+
+// Entries [kFrom, kFrom + 16) of the table, with kE2M1OddTieBuckets as bit 3 when kTieFlags (a
+// code is at most 7): the two halves that vpermi2d indexes.
+template <std::size_t kFrom, bool kTieFlags, std::size_t... I>
+HWY_INLINE __m512i E2M1TableHalf(std::index_sequence<I...>) {
+  alignas(64) static constexpr std::int32_t kHalf[] = {
+      (kE2M1BucketCode[kFrom + I] | (kTieFlags && ((kE2M1OddTieBuckets >> (kFrom + I)) & 1u) ? 8 : 0))...};
+  return _mm512_load_si512(kHalf);
+}
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace qscheme::fast::kernels

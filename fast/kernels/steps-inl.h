@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/minifloat-inl.h"
@@ -164,19 +165,18 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfEvenCode(DF df, hn::Vec<DF>
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 // e2m1's magnitude code of |t| (16 f32 lanes, not NaN) by one table lookup, the same codes as
-// HalfEvenCode (ties to even) or, kAway, HalfAwayF32AddCode. Every rounding boundary of e2m1 (0.25,
-// 0.75, 1.25, 1.75, 2.5, 3.5, 5) starts a bucket of a's exponent and top two mantissa bits,
-// bits(a) >> 21 (E2M1CodesNear's table layout, a = |t| clamped to [0.2, 6.5]), and every value of
-// a bucket rounds alike: the table gives the code above a boundary, as half away from zero does.
-// Ties to even take the code below at the four boundaries whose code above is odd (entries
-// flagged 8) when a is one exactly (its low 21 bits zero). microxcaling's f32 addition also rounds
+// HalfEvenCode (ties to even) or, kAway, HalfAwayF32AddCode. Every rounding boundary of e2m1
+// starts a bucket of kE2M1BucketCode (a = |t| clamped to [0.2, 6.5]), and every value of a bucket
+// rounds alike: the table gives the code above a boundary, as half away from zero does. Ties to
+// even take the code below at the four boundaries whose code above is odd (kE2M1OddTieBuckets,
+// bit 3 of an entry) when a is one exactly (its low 21 bits zero). microxcaling's f32 addition also rounds
 // up the one f32 value below 0.25 (q = 2a = 0.5 - 2^-25, f32(q + 0.5) = 1); no other a moves
 // (section 7 of docs/SEMANTICS-fast.md).
 template <bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF> t) {
   const hn::Rebind<std::int32_t, DF> di;
-  const __m512i lo = _mm512_setr_epi32(4, 5 | 8, 5, 6, 6, 7 | 8, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m512i hi = _mm512_setr_epi32(0, 0, 0, 0, 1 | 8, 1, 1, 1, 1, 1, 2, 2, 2, 3 | 8, 3, 4);
+  const __m512i lo = E2M1TableHalf<0, true>(std::make_index_sequence<16>());
+  const __m512i hi = E2M1TableHalf<16, true>(std::make_index_sequence<16>());
   // min(|t|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then 0.2.
   const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(t.raw, _mm512_set1_ps(6.5f), 0x0A))};
   const auto a = hn::Max(y, hn::Set(di, 0x3E4CCCCD));
@@ -221,10 +221,17 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
   return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
 }
 
+// Which codes a StepCoder makes: integers, or minifloats (StepFloatCodes) with their options.
+struct StepKind {
+  bool mini = false;       // minifloat codes, else integers
+  bool plus_zero = false;  // a zero t (either sign) gives +0
+  bool away = false;       // the magnitude rounded microxcaling's way, else to even
+  bool table = false;      // e2m1 by its table (E2M1StepCode)
+};
+
 // One vector's codes under the spec's rules, given as template arguments so that the hot loops
-// carry no branch on them; the constants are set once per call. kKind: 0 integers; minifloats 1 +
-// (kTie == away ? 2 : 0) + (a zero t gives +0 ? 1 : 0), plus 4 for e2m1 by its table.
-template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind, class DF, bool kWrap = true>
+// carry no branch on them; the constants are set once per call.
+template <StepOp kOp, StepTie kTie, StepSaturation kSat, StepKind kKind, class DF, bool kWrap = true>
 struct StepCoder {
   DF df;
   hn::Vec<DF> vlo, vhi, half_lo;
@@ -238,15 +245,15 @@ struct StepCoder {
         mp(Mini(s.fmt < 0 ? 0 : s.fmt)) {}
   HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> operator()(hn::Vec<DF> xv, hn::Vec<DF> vr) const {
     const auto t = StepT<kOp, DF>(xv, vr);
-    if constexpr (kKind == 0) {
+    if constexpr (!kKind.mini) {
       return StepIntCodes<kTie, kSat, kWrap>(df, t, vlo, vhi, half_lo, shift);
     } else {
-      return StepFloatCodes<(kKind - 1) % 2 == 1, ((kKind - 1) % 4 >= 2), (kKind > 4)>(df, t, mp);
+      return StepFloatCodes<kKind.plus_zero, kKind.away, kKind.table>(df, t, mp);
     }
   }
 };
 
-template <StepOp kOp, StepTie kTie, StepSaturation kSat, int kKind>
+template <StepOp kOp, StepTie kTie, StepSaturation kSat, StepKind kKind>
 HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
@@ -275,7 +282,7 @@ HWY_INLINE void QuantizeStepsT(const float* HWY_RESTRICT x, std::size_t len, std
       return code_of(hn::LoadU(df, x + w * N), hn::Set(df, r[w >> lg]));
     };
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kKind != 0 && hn::MaxLanes(df) == 16) {
+    if constexpr (kKind.mini && hn::MaxLanes(df) == 16) {
       // e2m1's nibbles four vectors at a time (StoreNibbles4: one shuffle pair for 32 bytes).
       using VI = decltype(hn::Zero(di));
       struct {
@@ -327,16 +334,21 @@ template <StepOp kOp, StepTie kTie, StepSaturation kSat>
 HWY_INLINE void QuantizeStepsKind(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
                                   const float* HWY_RESTRICT r, const StepSpec& s, std::int32_t* HWY_RESTRICT out32,
                                   std::uint8_t* HWY_RESTRICT out8, std::uint8_t* HWY_RESTRICT nibbles) {
-  if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
-  constexpr int kMini = kTie == StepTie::away ? 3 : 1;
-  if constexpr (kSat == StepSaturation::clamp && kE2M1Table<hn::ScalableTag<float>>) {
-    if (s.fmt == 2) {
-      if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 5>(x, len, start, bw, r, s, out32, out8, nibbles);
-      return QuantizeStepsT<kOp, kTie, kSat, kMini + 4>(x, len, start, bw, r, s, out32, out8, nibbles);
+  if (s.fmt < 0) return QuantizeStepsT<kOp, kTie, kSat, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
+  constexpr bool kAway = kTie == StepTie::away;
+  auto mini = [&](auto table) {
+    constexpr bool kTable = decltype(table)::value;
+    if (s.zero_plus) {
+      return QuantizeStepsT<kOp, kTie, kSat, StepKind{.mini = true, .plus_zero = true, .away = kAway, .table = kTable}>(
+          x, len, start, bw, r, s, out32, out8, nibbles);
     }
+    QuantizeStepsT<kOp, kTie, kSat, StepKind{.mini = true, .plus_zero = false, .away = kAway, .table = kTable}>(
+        x, len, start, bw, r, s, out32, out8, nibbles);
+  };
+  if constexpr (kSat == StepSaturation::clamp && kE2M1Table<hn::ScalableTag<float>>) {
+    if (s.fmt == 2) return mini(std::true_type());
   }
-  if (s.zero_plus) return QuantizeStepsT<kOp, kTie, kSat, kMini + 1>(x, len, start, bw, r, s, out32, out8, nibbles);
-  QuantizeStepsT<kOp, kTie, kSat, kMini>(x, len, start, bw, r, s, out32, out8, nibbles);
+  mini(std::false_type());
 }
 
 template <StepOp kOp>
@@ -351,13 +363,13 @@ HWY_INLINE void QuantizeStepsOp(const float* HWY_RESTRICT x, std::size_t len, st
   // ggml's rules (integers only).
   switch (s.saturation) {
     case StepSaturation::upper_only:
-      return QuantizeStepsT<kOp, StepTie::half_up_offset, StepSaturation::upper_only, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, StepTie::half_up_offset, StepSaturation::upper_only, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
     case StepSaturation::x86_wrap:
-      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
-      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_wrap, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_wrap, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_wrap, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
     case StepSaturation::x86_full_range:
-      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
-      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_full_range, 0>(x, len, start, bw, r, s, out32, out8, nibbles);
+      if (s.tie == StepTie::even) return QuantizeStepsT<kOp, StepTie::even, StepSaturation::x86_full_range, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
+      return QuantizeStepsT<kOp, StepTie::away, StepSaturation::x86_full_range, StepKind{}>(x, len, start, bw, r, s, out32, out8, nibbles);
     default: break;
   }
   const bool torch_sat = s.saturation == StepSaturation::int64_min_then_clamp;
@@ -390,7 +402,7 @@ HWY_INLINE void QuantizeStepsGgmlT(const float* HWY_RESTRICT x, std::size_t nb, 
   constexpr std::size_t kBytes = kNibbles ? 18 : 34;
   // Only a code's low 8 bits (block_q8_0, kind q8) or 4 (nibbles, kind q4) are stored: x86_wrap's
   // sign extension to the kind's bits would not change them.
-  const StepCoder<kOp, kTie, kSat, 0, decltype(df), false> code_of(s);
+  const StepCoder<kOp, kTie, kSat, StepKind{}, decltype(df), false> code_of(s);
   const std::size_t len = nb * 32;
   // Prefetches as QuantizeStepsT's loop does: one line per 16 floats.
   const float* pf = s.x_just_read ? x + len + WindowLead(x + len, kReadAhead) : x + kColdLead;
