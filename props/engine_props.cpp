@@ -1022,10 +1022,10 @@ RC_BOOST_PROP(zeros_of_either_sign_take_their_blocks_zero_point_in_both_engines,
   }
 }
 
-// Tensors of many units (4,097 to 20,000 elements: the extension stage quantizes 4,096-element
-// units, or one block, a unit at a time): a scale per tensor (given), per row, per column, per
-// block along the rows; calibrated (affine ties or hard-case data) and given; both outputs,
-// quantize_into's one pass against the reference.
+// Tensors of many units (4,097 to 20,000 elements: the extension stage quantizes units of up to
+// 2,048 elements, or one block, a unit at a time; given-scale units may start inside a block): a
+// scale per tensor (given), per row, per column, per block along the rows; calibrated (affine ties
+// or hard-case data) and given; both outputs, quantize_into's one pass against the reference.
 RC_BOOST_PROP(tensors_of_many_units_quantize_as_in_the_reference, ()) {
   const std::uint64_t cols = *rc::gen::element<std::uint64_t>(64, 100, 1000, 4096, 5000);
   const std::uint64_t rows = (*rc::gen::inRange<std::uint64_t>(4097, 20001) + cols - 1) / cols;
