@@ -257,9 +257,13 @@ RC_BOOST_PROP(fast_matches_reference_for_every_recipe_on_ties_after_scaling, ())
   c.scheme = scheme;
   fill_recipe_case(c, *recipe);
   const Layout l = make_layout(c.scheme, c.shape).value();
+  bool found = false;
   for (oracle::EdgeInput& in : oracle::edge_inputs(c.scheme, l, *rc::gen::arbitrary<std::uint32_t>())) {
-    if (in.name == std::string_view("ties after scaling")) c.x = std::move(in.x);
+    if (in.name != std::string_view("ties after scaling")) continue;
+    c.x = std::move(in.x);
+    found = true;
   }
+  RC_ASSERT(found);  // a renamed input must not leave this property on fill_recipe_case's data
   check_recipe_case(std::move(c), recipe);
 }
 

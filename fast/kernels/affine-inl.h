@@ -164,10 +164,10 @@ HWY_INLINE void AffineCodeLoop(DF df, const float* HWY_RESTRICT x, std::size_t i
 }
 
 template <AffineOp kOp, bool kWide>
-HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
-                                         std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
-                                         const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
-                                         std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
+HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
+                                const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
+                                std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
   using DF = hn::ScalableTag<float>;
   const DF df;
   const hn::Rebind<std::int32_t, DF> di;
@@ -243,10 +243,10 @@ HWY_INLINE void QuantizeAffineT(const float* HWY_RESTRICT x, std::size_t len, st
   ForBlockVectors(len, start, bw, N, whole, lanes);
 }
 
-HWY_NOINLINE void QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start,
-                                              std::size_t bw, const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
-                                              const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
-                                              std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
+HWY_NOINLINE void QuantizeAffineImpl(const float* HWY_RESTRICT x, std::size_t len, std::size_t start, std::size_t bw,
+                                     const float* HWY_RESTRICT r, const double* HWY_RESTRICT e,
+                                     const std::int32_t* HWY_RESTRICT z, const AffineSpec& s,
+                                     std::int32_t* HWY_RESTRICT out32, std::uint8_t* HWY_RESTRICT out8) {
   switch (s.op) {
     case AffineOp::exact:
       if (s.hi - s.lo > 255) return QuantizeAffineT<AffineOp::exact, true>(x, len, start, bw, r, e, z, s, out32, out8);

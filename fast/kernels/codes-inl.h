@@ -117,7 +117,7 @@ struct FastConsts {
     pbias = hn::Set(hn::RebindToUnsigned<DI>(), static_cast<std::uint32_t>(254 + mp.m) << 23);
     code_bias = hn::Set(di, -((127 + mp.emin) << mp.m) - 0x4340);
     sign = hn::Set(di, mp.sign);
-    e2m1_floor = hn::Set(di, 0x3E4CCCCD);  // 0.2f
+    e2m1_floor = hn::Set(di, kE2M1FloorBits);
     e2m1_eight = hn::Set(di, 8);
     e2m1_near = hn::Set(di, 0x1FFFF0);
     nib_bytes = hn::Zero(di);
@@ -150,10 +150,7 @@ HWY_INLINE hn::Mask<DF> E2M1CodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> r, const
   const __m512i hi = E2M1TableHalf<16, false>(std::make_index_sequence<16>());
   hn::Vec<decltype(di)> a;
   if constexpr (kClamp) {
-    // min(|r|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then the
-    // lower clamp on the bits: [0.2f, 6.5f].
-    const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(r.raw, _mm512_set1_ps(6.5f), 0x0A))};
-    a = hn::Max(y, k.e2m1_floor);
+    a = E2M1Clamped(di, r.raw, k.e2m1_floor);
   } else {
     // No scale saturated (the caller's clamp flag): |x/e| <= 6, so |r| < 8 and max(|r|, 0.2) in
     // one vrangeps (the operand of the greater magnitude, sign cleared) stays within the table
@@ -211,7 +208,7 @@ HWY_INLINE hn::Mask<DF> FastCodesNear(DF df, hn::Vec<DF> x, hn::Vec<DF> vinv, co
     return hn::RebindMask(df, NoBitSet(di, s, 0x1FFC));
   } else {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kFmt == scalar::kE2M1 && sizeof(r.raw) == 64) return E2M1CodesNear<kClamp>(df, x, r, k, out);
+    if constexpr (kFmt == scalar::kE2M1 && kE2M1Table<DF>) return E2M1CodesNear<kClamp>(df, x, r, k, out);
 #endif
     const auto y = hn::Min(hn::Abs(r), k.vmax);
     // em = (E + 127) << 23, the exponent field of max(y, 2^emin); 2^(m - E) has the field

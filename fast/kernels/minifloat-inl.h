@@ -79,6 +79,19 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DI>> MiniValue(DI di, hn::Vec<DI> c, const 
   return hn::Mul(hn::BitCast(df, hn::Or(mag, sign)), hn::Set(df, bias));
 }
 
+// Whether e2m1's codes take its table (below: E2M1CodesNear, E2M1StepCode) on this target and
+// vector: AVX-512's 16 f32 lanes.
+template <class DF>
+constexpr bool kE2M1Table =
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    hn::MaxLanes(DF()) == 16;
+#else
+    false;
+#endif
+
+// The lower clamp of the table's magnitudes (E2M1Clamped), 0.2f: below 0.25 every code is 0.
+inline constexpr std::int32_t kE2M1FloorBits = 0x3E4CCCCD;
+
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 // e2m1's code table on 16 lanes (E2M1CodesNear, E2M1StepCode). Every rounding boundary of e2m1
 // (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) is 2^E * (1 + j/4), so the magnitudes a in [0.2, 6.5]
@@ -91,6 +104,15 @@ inline constexpr std::int32_t kE2M1BucketCode[32] = {4, 5, 5, 6, 6, 7, 7, 7, 0, 
 // The buckets that start on a boundary whose code above is odd (0.25, 1.25, 2.5, 5): a tie there
 // rounds down under ties to even.
 inline constexpr std::uint32_t kE2M1OddTieBuckets = (1u << 20) | (1u << 29) | (1u << 1) | (1u << 5);
+
+// |v| clamped to [0.2, 6.5], as bits: min(|v|, 6.5) in one vrangeps (the operand of the lesser
+// magnitude, sign cleared), then the lower clamp on the bits (floor: kE2M1FloorBits, set once by
+// the caller's loop). bits >> 21 indexes the table.
+template <class DI>
+HWY_INLINE hn::Vec<DI> E2M1Clamped(DI /*di*/, __m512 v, hn::Vec<DI> floor) {
+  const hn::Vec<DI> y{_mm512_castps_si512(_mm512_range_ps(v, _mm512_set1_ps(6.5f), 0x0A))};
+  return hn::Max(y, floor);
+}
 
 // Entries [kFrom, kFrom + 16) of the table, with kE2M1OddTieBuckets as bit 3 when kTieFlags (a
 // code is at most 7): the two halves that vpermi2d indexes.

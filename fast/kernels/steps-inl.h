@@ -177,9 +177,7 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF>
   const hn::Rebind<std::int32_t, DF> di;
   const __m512i lo = E2M1TableHalf<0, true>(std::make_index_sequence<16>());
   const __m512i hi = E2M1TableHalf<16, true>(std::make_index_sequence<16>());
-  // min(|t|, 6.5) in one vrangeps (the operand of the lesser magnitude, sign cleared), then 0.2.
-  const hn::Vec<decltype(di)> y{_mm512_castps_si512(_mm512_range_ps(t.raw, _mm512_set1_ps(6.5f), 0x0A))};
-  const auto a = hn::Max(y, hn::Set(di, 0x3E4CCCCD));
+  const auto a = E2M1Clamped(di, t.raw, hn::Set(di, kE2M1FloorBits));
   const hn::Vec<decltype(di)> entry{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
   const auto code = hn::And(entry, hn::Set(di, 7));
   if constexpr (kAway) {
@@ -189,15 +187,6 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF>
     return hn::IfThenElse(tie_down, hn::Sub(code, hn::Set(di, 1)), code);
   }
 }
-#endif
-
-// Whether e2m1's codes take the table (E2M1StepCode) on this target and vector.
-template <class DF>
-constexpr bool kE2M1Table =
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    hn::MaxLanes(DF()) == 16;
-#else
-    false;
 #endif
 
 // Minifloat codes of t (f32 lanes, not NaN): the magnitude's code rounded to even (HalfEvenCode)
