@@ -211,9 +211,9 @@ struct Kernel {
   // A process's first call (bench/first_call.hpp), in a child process of its own, against the
   // best later call there.
   bool process_first_call = false;
-  // With process_first_call: the child first quantizes this many elements with the same scheme,
-  // untimed, as a host that sets the engine up ahead of time does (docs/PERFORMANCE.md).
-  std::size_t warm_up = 0;
+  // With process_first_call: the child first calls fast::warm_up(), untimed, as a host that sets
+  // the engine up ahead of time does (docs/PERFORMANCE.md, "First calls").
+  bool warm_up = false;
   // quantize under a recipe's point (scheme/recipes.hpp) instead of `profile`
   const char* recipe = nullptr;
   // The bytes quantize writes and dequantize reads: Burn's layout, or ggml's blocks (the point's
@@ -224,9 +224,6 @@ struct Kernel {
   // least traffic, interleaved with its calls.
   bool two_pass = false;
 };
-
-// The warm-up call of the `after a warm-up` first-call rows: one block of 32.
-inline constexpr std::size_t kWarmUpElements = 32;
 
 // In-cache rows: 64K f32 (256 KiB) and their bytes stay in L2 (1 MiB per core here), not in L1
 // (48 KiB); one call takes some 10-30 us, so each timing covers kInCacheCalls calls.
@@ -313,19 +310,19 @@ inline const std::vector<Kernel>& kernels() {
       {.name = "quantize mxfp4 in cache, a process's first call", .scheme = "mxfp4", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
        .process_first_call = true},
-      // The same after a call on kWarmUpElements: what is left for a host that sets up ahead of time.
-      {.name = "quantize q8_0 in cache, a process's first call after a warm-up", .scheme = "q8_0",
+      // The same after fast::warm_up(): what is left for a host that sets the engine up ahead of time.
+      {.name = "quantize q8_0 in cache, a process's first call after fast::warm_up()", .scheme = "q8_0",
        .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
-       .process_first_call = true, .warm_up = kWarmUpElements},
-      {.name = "quantize q4_0 in cache, a process's first call after a warm-up", .scheme = "q4_0",
+       .process_first_call = true, .warm_up = true},
+      {.name = "quantize q4_0 in cache, a process's first call after fast::warm_up()", .scheme = "q4_0",
        .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
-       .process_first_call = true, .warm_up = kWarmUpElements},
-      {.name = "quantize mxfp8 in cache, a process's first call after a warm-up", .scheme = "mxfp8",
+       .process_first_call = true, .warm_up = true},
+      {.name = "quantize mxfp8 in cache, a process's first call after fast::warm_up()", .scheme = "mxfp8",
        .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
-       .process_first_call = true, .warm_up = kWarmUpElements},
-      {.name = "quantize mxfp4 in cache, a process's first call after a warm-up", .scheme = "mxfp4",
+       .process_first_call = true, .warm_up = true},
+      {.name = "quantize mxfp4 in cache, a process's first call after fast::warm_up()", .scheme = "mxfp4",
        .profile = Profile::exact, .direction = Direction::quantize, .api = Api::bytes_single_pass, .in_cache = true,
-       .process_first_call = true, .warm_up = kWarmUpElements},
+       .process_first_call = true, .warm_up = true},
       // The recipes the fast engine runs, one pass: the MX family (torchao-mx-floor is ocp-mx's point).
       {.name = "quantize mxfp8 ocp-mx", .scheme = "mxfp8", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ocp-mx"},

@@ -181,7 +181,7 @@ void BM_kernel_in_cache(benchmark::State& state, const qb::Kernel& k) {
 
 // A row of kernels() with process_first_call: each iteration a child process's first call.
 void BM_process_first_call(benchmark::State& state, const qb::Kernel& k) {
-  double secs = 0, later = 1e300;
+  double secs = 0, later = 1e300, warm_up = 1e300;
   for (auto _ : state) {
     auto f = qb::first_call_in_child({}, {std::string("QSCHEME_BENCH_FIRST_CALL_OF=") + k.name});
     if (!f) {
@@ -191,11 +191,13 @@ void BM_process_first_call(benchmark::State& state, const qb::Kernel& k) {
     state.SetIterationTime(f->first_s);
     secs += f->first_s;
     later = std::min(later, f->later_s);
+    warm_up = std::min(warm_up, f->warm_up_s);
   }
   Report(state, secs, k.direction == qb::Direction::quantize ? g_probe_q : g_probe_dq, false, nullptr,
          qb::kInCacheElements);
   state.counters["later_s"] = later;
   state.counters["first_over_later"] = secs / static_cast<double>(state.iterations()) / later;
+  if (k.warm_up) state.counters["warm_up_s"] = warm_up;
 }
 
 // One kernel of qb::kernels(): what `qscheme bench` times, here under Google Benchmark.

@@ -18,12 +18,13 @@ struct FirstCall {
   double first_s = 0;  // the process's first call
   double later_s = 0;  // the best of the calls after it
   long first_faults = 0;  // minor page faults the first call took
+  double warm_up_s = 0;  // fast::warm_up() before it (rows with warm_up; else 0)
 };
 
 // In the child: times the first call of k on `n` elements of the benchmark input in this
 // process, then the best of `later` calls. The row's buffers are written before the first call,
 // so that it pays for the library's set-up, not for the caller's pages; a row with warm_up first
-// quantizes that many elements, untimed. Only rows whose set-up does not call the engine
+// calls fast::warm_up(), untimed. Only rows whose set-up does not call the engine
 // (quantize without given scales) qualify.
 Result<FirstCall> time_first_call(const Kernel& k, std::size_t n, int later);
 // The one line the child prints and the parent parses.

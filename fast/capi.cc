@@ -411,6 +411,8 @@ size_t qscheme_last_error_message(char* buf, size_t cap) {
 
 void qscheme_fast_release_scratch(void) { qscheme::fast::release_scratch(); }
 
+void qscheme_fast_warm_up(void) { qscheme::fast::warm_up(); }
+
 int qscheme_fast_set_threads(unsigned n) {
   return Guard(nullptr, [&] {
     const qscheme::Status st = qscheme::fast::set_threads(n);

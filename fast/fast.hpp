@@ -157,6 +157,20 @@ unsigned threads();
 // freed when the thread exits.
 void release_scratch() noexcept;
 
+// ---- a process's first call --------------------------------------------------------------------
+
+// A process's first call runs the engine's code and touches its tables for the first time, which
+// costs far more than the work of a small call (64K elements: 200-330 us against 6-12 us later on
+// the machine of docs/PERFORMANCE.md, "First calls"). warm_up() pays that ahead of time: on the
+// calling thread and the current target (call it after set_target), it quantizes and dequantizes a
+// small crafted tensor whose blocks reach the kernels' rare branches (ties and near-ties after
+// scaling, subnormals, zero and constant blocks) through the byte pipeline, under every recipe and
+// profile, for the presets and the common per-tensor, per-row and per-group int8/uint8 schemes,
+// calibrated and over given scales, in both output policies. It takes a few milliseconds and
+// changes no setting and no output of a later call. The library never calls it itself: at load
+// time every process that links it would pay.
+void warm_up() noexcept;
+
 // ---- Highway targets ---------------------------------------------------------------------------
 
 // Target the kernels run on now, e.g. "AVX3".
@@ -174,13 +188,3 @@ bool set_target(const std::string& name);
 Status target_env_status();
 
 }  // namespace qscheme::fast
-
-// ---- a process's first call ----------------------------------------------------------------
-//
-// A process's first call runs the engine's code and touches its data for the first time, which
-// costs far more than the work of a small call (64K elements: 120-250 us against 6-12 us later on
-// the machine of docs/PERFORMANCE.md, "First calls"); what is set up once per process (the
-// Highway target and the kernel table, a few microseconds) is not where that time goes. A host
-// that minds its first call's latency quantizes one block (any scheme) at start-up; its first real
-// call then takes 2-3x a later one. The library does not do so at load time, where every process
-// that links it would pay for it.

@@ -153,6 +153,7 @@ int run_kernels(const BenchArgs& args) {
       if (args.target) child.insert(child.end(), {"--target", *args.target});
       double later = 1e300;
       long faults = 0;
+      double warm_up = 1e300;
       for (int r = 0; r < args.reps; ++r) {
         {
           const OneThread one;
@@ -163,11 +164,13 @@ int run_kernels(const BenchArgs& args) {
         if (f->first_s < kbest) faults = f->first_faults;
         kbest = std::min(kbest, f->first_s);
         later = std::min(later, f->later_s);
+        warm_up = std::min(warm_up, f->warm_up_s);
       }
       keep_best(k.direction, best_probe_q, best_probe_dq, bbest);
       Row row = make_row(k.name, nc, kbest, bbest);
       row.extra = {{"first_call_s", kbest}, {"later_call_s", later}, {"first_over_later", kbest / later},
                    {"first_call_minor_faults", faults}};
+      if (k.warm_up) row.extra["warm_up_s"] = warm_up;
       kernel_rows.push_back(std::move(row));
       continue;
     }
@@ -309,6 +312,9 @@ int run_kernels(const BenchArgs& args) {
       note = fmt::format("  first {:.1f} us ({} page faults), later {:.1f} us: {:.2f}x",
                          r.extra["first_call_s"].get<double>() * 1e6, r.extra["first_call_minor_faults"].get<long>(),
                          r.extra["later_call_s"].get<double>() * 1e6, r.extra["first_over_later"].get<double>());
+      if (r.extra.contains("warm_up_s")) {
+        note += fmt::format("; fast::warm_up() {:.2f} ms", r.extra["warm_up_s"].get<double>() * 1e3);
+      }
     } else if (r.extra.contains("qscheme_over_peer")) {
       note = fmt::format("  qscheme/peer {:.3f} ({})", r.extra["qscheme_over_peer"].get<double>(),
                          r.extra["qscheme_row"].get<std::string>());

@@ -20,6 +20,7 @@ from ._tensors import Quantized, decode, dequantize, quantize, recipes, schemes,
 globals().update({cls.__name__: cls for cls in ERRORS.values()})
 
 Scales = _qscheme.Scales
+warm_up = _qscheme.warm_up
 
 __all__ = ["Error", "Quantized", "Scales", "Report", "quantize", "dequantize", "decode", "check", "validate",
-           "schemes", "recipes", "hard_cases", "HardCase", "stats", "Stats"] + [cls.__name__ for cls in ERRORS.values()]
+           "schemes", "recipes", "warm_up", "hard_cases", "HardCase", "stats", "Stats"] + [cls.__name__ for cls in ERRORS.values()]

@@ -364,5 +364,13 @@ PYBIND11_MODULE(_qscheme, m) {
   m.def("recipes", &recipe_list);
   m.def("error_codes", &error_codes);
   m.def("threads", [] { return fast::threads(); }, "the fast engine's thread count (every core from import on)");
+  m.def(
+      "warm_up",
+      [] {
+        const py::gil_scoped_release unlocked;
+        fast::warm_up();
+      },
+      "runs the fast engine's kernels once (a few milliseconds), so that the first real call does not pay for their "
+      "first run");
   bind_oracle(m);
 }

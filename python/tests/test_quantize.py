@@ -37,6 +37,15 @@ def test_engines_and_thread_counts_give_the_same_tensor(scheme, rng):
         assert np.array_equal(q.codes, fast.codes)
 
 
+def test_warm_up_changes_no_output_and_no_thread_count(rng):
+    x = rng.standard_normal((16, 4096)).astype(np.float32)
+    before = qscheme.quantize(x, "q8_0", threads=1).to_bytes()
+    threads = qscheme._qscheme.threads()
+    assert qscheme.warm_up() is None
+    assert qscheme._qscheme.threads() == threads
+    assert qscheme.quantize(x, "q8_0", threads=1).to_bytes() == before
+
+
 @pytest.mark.parametrize("recipe, scheme", [("ggml-q8_0", "q8_0"), ("ggml-q4_0", "q4f:packed-u32(0):block[32]=f16")])
 def test_ggml_recipes_reproduce_ggml_s_own_blocks(recipe, scheme):
     x = np.load(DATA / "recipes" / "inputs" / "randn.npy")
