@@ -119,11 +119,11 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass
   float uniform_eb = 1.0f;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
-  // of the rows is enough to find non-finite input. nvidia-nvfp4 needs only the tensor's max |x|
-  // up front: each unit takes its blocks' maxima while its input is in L1 (unless blocks span
-  // units), so the input is read twice and nothing more is stored.
-  const bool te_unit_maxima = point.te_nvfp4 && p.bw <= p.chunk;
-  const bool block_maxima = !uniform && (!given || (gf.zero && !burn)) && !te_unit_maxima;
+  // of the rows is enough to find non-finite input. nvidia-nvfp4 takes its block maxima from the
+  // prepass as the other two-level schemes do: its units taking them while their input was in L1
+  // (nothing stored, but the second pass's read then waits for each unit before its codes) ran at
+  // 0.63-0.71 of the two-pass bound against 0.67-0.74 (docs/PERFORMANCE.md).
+  const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.
   BigBuffer<std::uint32_t> amax;
@@ -221,7 +221,6 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
       !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
   kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
-  te_spec.x_just_read = te_unit_maxima;
   mx_spec.x_just_read = !prepass;
   burn_step.x_just_read = !prepass;
   std::atomic<bool> failed{false};
@@ -293,8 +292,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         }
         if (point.te_nvfp4) {
           // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
-          if (te_unit_maxima) kf.block_max_abs_bits(xr, un.len, p.bw, s.amax);
-          te_nvfp4_blocks(kf, te, te_unit_maxima ? s.amax : &amax[j0], nbc, s.bits, s.eb);
+          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits, s.eb);
           const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
           if (k0 < nbc) sink.block_scales(j0 + k0, s.bits + k0, nbc - k0);
           kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb, te_spec, nullptr, codes, nibbles);
