@@ -14,8 +14,9 @@ def quantize(x, scheme=None, *, recipe=None, profile=None, engine=None, scales=N
     scheme: a preset (q8_0, q4_0, nvfp4, mxfp8, mxfp4, ...) or scheme text (``q8s:block[32]=f16``);
     with ``recipe`` it defaults to the recipe's. recipe: a name from :func:`recipes` (another
     implementation's rules); profile: ``exact`` (default), ``burn`` or ``onnx`` (give one of the
-    two). engine: ``fast`` or ``reference`` (bit-identical); by default the fast engine, or the
-    reference for a recipe the fast engine does not run. scales/global_scale: given scales
+    two). engine: ``fast`` or ``reference`` (bit-identical); by default the fast engine, and the
+    reference for a call the fast engine refuses (unsupported-profile: an option it does not run
+    under that recipe, such as absmean calibration). scales/global_scale: given scales
     instead of calibration (one per block, row-major over the block grid). calibration:
     ``minmax`` or ``absmean``. threads: for this call (0: every core).
     """

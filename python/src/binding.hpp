@@ -58,14 +58,36 @@ struct Request {
   QuantizeOptions options;
   ByteFormat format = ByteFormat::burn;
   const oracle::Engine* engine = nullptr;
+  bool engine_named = false;  // the call named it; else the fast engine, the reference where it refuses
 };
 
-// Raises on a bad name or combination. engine: empty for the fast engine, or the reference
-// where the fast engine does not run the point.
+// Raises on a bad name or combination. engine: empty for the fast engine (the reference taking
+// over any call the fast engine refuses as unsupported-profile: on_engine), or a name.
 Request resolve(const std::optional<std::string>& scheme, const std::optional<std::string>& recipe,
                 const std::optional<std::string>& profile, const std::string& calibration,
                 const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
                 const std::string& engine);
+
+ErrorCode code_of(const Status& s);
+template <class T>
+ErrorCode code_of(const Result<T>& r) {
+  return r.status().code();
+}
+
+// f(engine) on the request's engine; when the call named none and the fast engine refuses the
+// point (unsupported-profile: a recipe, or a use of one, it does not run), on the reference,
+// which gives the same bytes and values wherever both run. `engine` becomes the one that ran.
+template <class F>
+auto on_engine(const oracle::Engine*& engine, bool named, F&& f) {
+  auto r = f(*engine);
+  if (!named && code_of(r) == ErrorCode::unsupported_profile) {
+    if (auto reference = oracle::find_engine("reference"); reference.ok() && *reference != engine) {
+      engine = *reference;
+      r = f(*engine);
+    }
+  }
+  return r;
+}
 
 // --byte-format's choice: the given name, else the recipe's own format.
 ByteFormat byte_format(const std::optional<std::string>& name, const Request& rq);

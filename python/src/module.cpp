@@ -59,11 +59,12 @@ Request resolve(const std::optional<std::string>& scheme, const std::optional<st
     rq.options.scales = std::move(given);
   }
   if (rq.recipe) rq.options = recipe_options(*rq.recipe, std::move(rq.options));
-  // The fast engine runs the profiles' points; check() makes the same choice for the others.
-  const bool fast_runs = profile_of(rules_of(rq.options)).has_value();
-  rq.engine = value_or_raise(oracle::find_engine(engine.empty() ? (fast_runs ? "fast" : "reference") : engine));
+  rq.engine_named = !engine.empty();
+  rq.engine = value_or_raise(oracle::find_engine(engine.empty() ? oracle::kDefaultEngine : engine));
   return rq;
 }
+
+ErrorCode code_of(const Status& s) { return s.code(); }
 
 ByteFormat byte_format(const std::optional<std::string>& name, const Request& rq) {
   if (!name) return rq.format;
@@ -92,6 +93,7 @@ struct Quantized {
   QuantizedTensor q;
   Layout layout;
   const oracle::Engine* engine = nullptr;
+  bool engine_named = false;
   ByteFormat format = ByteFormat::burn;
   std::string recipe;
 };
@@ -119,6 +121,7 @@ Quantized make_quantized(QuantizedTensor q, const Request& rq) {
   out.layout = value_or_raise(make_layout(q.scheme, q.shape));
   out.q = std::move(q);
   out.engine = rq.engine;
+  out.engine_named = rq.engine_named;
   out.format = rq.format;
   out.recipe = rq.recipe ? std::string(rq.recipe->name) : std::string(to_string(rq.options.profile));
   return out;
@@ -128,13 +131,15 @@ Quantized quantize(const F32Array& x, const std::optional<std::string>& scheme, 
                    const std::optional<std::string>& profile, const std::string& engine,
                    const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
                    const std::string& calibration, const std::optional<int>& threads) {
-  const Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, engine);
+  Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, engine);
   const std::vector<std::uint64_t> shape = shape_of(x);
   const Threads t(threads);
   Result<QuantizedTensor> q = Status();
   {
     py::gil_scoped_release unlocked;
-    q = rq.engine->quantize(rq.scheme, shape, std::span<const float>(x.data(), x.size()), rq.options);
+    q = on_engine(rq.engine, rq.engine_named, [&](const oracle::Engine& e) {
+      return e.quantize(rq.scheme, shape, std::span<const float>(x.data(), x.size()), rq.options);
+    });
   }
   return make_quantized(value_or_raise(std::move(q)), rq);
 }
@@ -143,13 +148,15 @@ Quantized decode(const py::array_t<std::uint8_t, py::array::c_style>& bytes, con
                  const std::vector<std::uint64_t>& shape, const std::optional<std::string>& recipe,
                  const std::optional<std::string>& profile, const std::optional<std::string>& format,
                  const std::string& engine) {
-  const Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
+  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
   const ByteFormat f = byte_format(format, rq);
   Result<QuantizedTensor> q = Status();
   {
     py::gil_scoped_release unlocked;
-    q = rq.engine->decode_as(rq.scheme, shape, std::span<const std::uint8_t>(bytes.data(), bytes.size()),
-                             rules_of(rq.options), f);
+    q = on_engine(rq.engine, rq.engine_named, [&](const oracle::Engine& e) {
+      return e.decode_as(rq.scheme, shape, std::span<const std::uint8_t>(bytes.data(), bytes.size()),
+                         rules_of(rq.options), f);
+    });
   }
   Request as_read = rq;
   as_read.format = f;
@@ -161,7 +168,8 @@ py::array dequantize_quantized(const Quantized& self, const std::optional<int>& 
   Result<std::vector<float>> y = Status();
   {
     py::gil_scoped_release unlocked;
-    y = self.engine->dequantize(self.q);
+    const oracle::Engine* engine = self.engine;
+    y = on_engine(engine, self.engine_named, [&](const oracle::Engine& e) { return e.dequantize(self.q); });
   }
   return owning_array(value_or_raise(std::move(y)), self.q.shape);
 }
@@ -173,7 +181,7 @@ py::array dequantize_bytes(const py::array_t<std::uint8_t, py::array::c_style>& 
                            const std::optional<std::string>& recipe, const std::optional<std::string>& profile,
                            const std::optional<std::string>& format, const std::string& engine,
                            const std::optional<int>& threads) {
-  const Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
+  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
   const ByteFormat f = byte_format(format, rq);
   const std::optional<Profile> p = profile_of(rules_of(rq.options));
   const Threads t(threads);
@@ -185,7 +193,9 @@ py::array dequantize_bytes(const py::array_t<std::uint8_t, py::array::c_style>& 
     Status st;
     {
       py::gil_scoped_release unlocked;
-      st = rq.engine->dequantize_bytes(rq.scheme, shape, in, *p, std::span<float>(out.mutable_data(), l.elements));
+      st = on_engine(rq.engine, rq.engine_named, [&](const oracle::Engine& e) {
+        return e.dequantize_bytes(rq.scheme, shape, in, *p, std::span<float>(out.mutable_data(), l.elements));
+      });
     }
     ok_or_raise(st);
     return out;
@@ -193,8 +203,10 @@ py::array dequantize_bytes(const py::array_t<std::uint8_t, py::array::c_style>& 
   Result<std::vector<float>> y = Status();
   {
     py::gil_scoped_release unlocked;
-    auto q = rq.engine->decode_as(rq.scheme, shape, in, rules_of(rq.options), f);
-    y = q ? rq.engine->dequantize(*q) : Result<std::vector<float>>(q.status());
+    y = on_engine(rq.engine, rq.engine_named, [&](const oracle::Engine& e) {
+      auto q = e.decode_as(rq.scheme, shape, in, rules_of(rq.options), f);
+      return q ? e.dequantize(*q) : Result<std::vector<float>>(q.status());
+    });
   }
   return owning_array(value_or_raise(std::move(y)), shape);
 }
@@ -209,7 +221,8 @@ py::bytes to_bytes(const Quantized& self, const std::optional<std::string>& form
   Result<std::vector<std::uint8_t>> b = Status();
   {
     py::gil_scoped_release unlocked;
-    b = self.engine->encode_as(self.q, f);
+    const oracle::Engine* engine = self.engine;
+    b = on_engine(engine, self.engine_named, [&](const oracle::Engine& e) { return e.encode_as(self.q, f); });
   }
   const std::vector<std::uint8_t> bytes = value_or_raise(std::move(b));
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());

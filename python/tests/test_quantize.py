@@ -46,13 +46,44 @@ def test_warm_up_changes_no_output_and_no_thread_count(rng):
     assert qscheme.quantize(x, "q8_0", threads=1).to_bytes() == before
 
 
+@pytest.mark.parametrize("recipe", [r["name"] for r in qscheme.recipes()])
+def test_recipes_run_on_the_fast_engine_where_it_runs_them_and_give_the_reference_s_tensor(recipe, rng):
+    x = rng.standard_normal((8, 256)).astype(np.float32)
+    scheme = _scheme_of(recipe)
+    scales = None
+    if recipe in ("onnx", "torch-qint8", "torch-quint8"):  # given scales only
+        scales = qscheme.quantize(x, scheme).scales.values
+    q = qscheme.quantize(x, scheme, recipe=recipe, scales=scales)
+    reference = qscheme.quantize(x, scheme, recipe=recipe, scales=scales, engine="reference")
+    assert q.engine == "fast"
+    assert q.to_bytes() == reference.to_bytes()
+    assert q.dequantize().tobytes() == reference.dequantize().tobytes()
+    assert qscheme.dequantize(q.to_bytes(), scheme, x.shape, recipe=recipe).tobytes() == reference.dequantize().tobytes()
+
+
+def test_a_call_the_fast_engine_refuses_runs_on_the_reference_unless_the_engine_was_named(rng):
+    x = rng.standard_normal((8, 256)).astype(np.float32)
+    q = qscheme.quantize(x, "q8_0", recipe="ggml-q8_0", calibration="absmean")  # fast: unsupported-profile
+    assert q.engine == "reference"
+    reference = qscheme.quantize(x, "q8_0", recipe="ggml-q8_0", calibration="absmean", engine="reference")
+    assert q.to_bytes() == reference.to_bytes()
+    with pytest.raises(qscheme.UnsupportedProfile):
+        qscheme.quantize(x, "q8_0", recipe="ggml-q8_0", calibration="absmean", engine="fast")
+
+
+def _scheme_of(recipe):
+    schemes = next(r["schemes"] for r in qscheme.recipes() if r["name"] == recipe)
+    first = schemes.split("; ")[0]
+    return "q8s:block[32]=f32" if first == "any" else first.replace("[...]", "[32]")
+
+
 @pytest.mark.parametrize("recipe, scheme", [("ggml-q8_0", "q8_0"), ("ggml-q4_0", "q4f:packed-u32(0):block[32]=f16")])
 def test_ggml_recipes_reproduce_ggml_s_own_blocks(recipe, scheme):
     x = np.load(DATA / "recipes" / "inputs" / "randn.npy")
     golden = (DATA / "recipes" / recipe / "randn.blocks").read_bytes()
     q = qscheme.quantize(x, recipe=recipe)
     assert q.scheme == qscheme.validate(scheme)["scheme"]
-    assert q.engine == "reference"  # the fast engine runs the profiles' points only
+    assert q.engine == "fast"
     assert q.to_bytes() == golden
     assert q.to_bytes(format="burn") != golden
     deq = np.fromfile(DATA / "recipes" / recipe / "randn.deq.f32", dtype="<f4").reshape(x.shape)
