@@ -52,9 +52,21 @@ long minor_faults() {
   return u.ru_minflt;
 }
 
-// The minor page faults of this recipe's first quantize_to_bytes (its first scheme) in a fresh
-// child process, after fast::warm_up() or not; at most 250, or one of the codes above.
-int first_call_faults(const Recipe& r, const char* scheme_text, bool warm) {
+// Given scales made without the engine (which would warm it): 1/16 for every block (a
+// symmetric kind saturates N(0, 1) input beyond 8 or 127/16, as it may), a global of 1, zero
+// points in the middle of u8's range.
+qscheme::GivenScales given_scales(const qscheme::Scheme& s, const qscheme::Layout& l) {
+  qscheme::GivenScales g;
+  g.block.assign(l.scales, 0.0625f);
+  if (s.two_level()) g.global = 1.0f;
+  g.zero_points.assign(l.zero_points, 128);
+  return g;
+}
+
+// The minor page faults of this recipe's first quantize_to_bytes (its first scheme, or the one
+// named; calibrated, or over given scales) in a fresh child process, after fast::warm_up() or
+// not; at most 250, or one of the codes above.
+int first_call_faults(const Recipe& r, const char* scheme_text, bool given, bool warm) {
   const pid_t pid = fork();
   if (pid == 0) {
     auto s = scheme_text ? qscheme::parse_scheme(scheme_text) : qscheme::recipe_scheme(r, "");
@@ -69,7 +81,8 @@ int first_call_faults(const Recipe& r, const char* scheme_text, bool warm) {
     }
     const std::vector<float> x = input();
     std::vector<std::uint8_t> out(total, 1);  // written, so resident
-    const qscheme::QuantizeOptions options = qscheme::recipe_options(r);
+    qscheme::QuantizeOptions options = qscheme::recipe_options(r);
+    if (given) options.scales = given_scales(*s, *layout);
     if (warm) fast::warm_up();
     const long before = minor_faults();
     const qscheme::Status st = fast::quantize_to_bytes(*s, qscheme::Shape(kShape), x.data(), x.size(), options,
@@ -83,19 +96,41 @@ int first_call_faults(const Recipe& r, const char* scheme_text, bool warm) {
   return WEXITSTATUS(status);
 }
 
-// The recipes the fast engine runs calibrated, on the scheme each is timed on.
+// The recipes the fast engine runs, calibrated or over given scales, on the schemes the bench
+// times them on.
 struct Case {
   const char* recipe;
   const char* scheme;  // nullptr: the recipe's first
+  bool given = false;
 };
 constexpr Case kCases[] = {
-    {"exact", "q8_0"},  {"exact", "q4_0"},  {"exact", "mxfp8"},     {"exact", "mxfp4"},
-    {"exact", "nvfp4"}, {"exact", "q8s"},   {"burn", "q8_0"},       {"ocp-mx", nullptr},
-    {"ocp-mx", "mxfp4"}, {"microxcaling", nullptr}, {"torchao-mx-rceil", nullptr}, {"nvidia-nvfp4", nullptr},
-    {"ggml-q8_0", nullptr}, {"ggml-q8_0-x86", nullptr}, {"ggml-q4_0", nullptr},
+    {"exact", "q8_0"},
+    {"exact", "q4_0"},
+    {"exact", "mxfp8"},
+    {"exact", "mxfp4"},
+    {"exact", "nvfp4"},
+    {"exact", "q8s"},
+    {"burn", "q8_0"},
+    {"ocp-mx", nullptr},
+    {"ocp-mx", "mxfp4"},
+    {"microxcaling", nullptr},
+    {"torchao-mx-rceil", nullptr},
+    {"nvidia-nvfp4", nullptr},
+    {"ggml-q8_0", nullptr},
+    {"ggml-q8_0-x86", nullptr},
+    {"ggml-q4_0", nullptr},
+    {"exact", "q8s", true},
+    {"exact", "nvfp4", true},
+    {"exact", "u8:affine:axis(1)=f32", true},
+    {"onnx", "q8s:block[32]=f32", true},
+    {"onnx", "u8:affine", true},
+    {"torch-qint8", "q8f:tensor=f32", true},
+    {"torch-quint8", "u8:affine", true},
 };
 
-std::string name_of(const Case& c) { return std::string(c.recipe) + " " + (c.scheme ? c.scheme : "(its first scheme)"); }
+std::string name_of(const Case& c) {
+  return std::string(c.recipe) + " " + (c.scheme ? c.scheme : "(its first scheme)") + (c.given ? " given" : "");
+}
 
 }  // namespace
 
@@ -104,7 +139,7 @@ BOOST_AUTO_TEST_CASE(a_first_call_without_warm_up_faults_pages_in) {
   for (const Case& c : kCases) {
     auto r = qscheme::find_recipe(c.recipe);
     BOOST_REQUIRE(r.ok());
-    const int faults = first_call_faults(**r, c.scheme, false);
+    const int faults = first_call_faults(**r, c.scheme, c.given, false);
     BOOST_TEST_INFO(name_of(c));
     BOOST_TEST((faults > 0 && faults < kSetUpFailed));
   }
@@ -117,7 +152,7 @@ BOOST_AUTO_TEST_CASE(after_warm_up_a_first_call_faults_no_page_in) {
     auto r = qscheme::find_recipe(c.recipe);
     BOOST_REQUIRE(r.ok());
     BOOST_TEST_INFO(name_of(c));
-    const int faults = first_call_faults(**r, c.scheme, true);
+    const int faults = first_call_faults(**r, c.scheme, c.given, true);
 #ifdef __SANITIZE_ADDRESS__
     BOOST_TEST((faults >= 0 && faults < kSetUpFailed));
 #else
