@@ -133,7 +133,7 @@ void qscheme_fast_release_scratch(void);
 
 /* Runs the fast engine's kernels once, on the calling thread and the current target, so that a
  * process's first real call does not pay for their first run (qscheme::fast::warm_up: a few
- * milliseconds; the first in-cache call then takes about 2x a later one instead of 25-45x). Never
+ * milliseconds; the first in-cache call then takes about 2x a later one instead of 20-60x). Never
  * fails; changes no setting and no later output. */
 void qscheme_fast_warm_up(void);
 
