@@ -122,7 +122,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   // of the rows is enough to find non-finite input. nvidia-nvfp4 takes its block maxima from the
   // prepass as the other two-level schemes do: its units taking them while their input was in L1
   // (nothing stored, but the second pass's read then waits for each unit before its codes) ran at
-  // 0.63-0.71 of the two-pass bound against 0.67-0.74 (docs/PERFORMANCE.md).
+  // 0.67-0.68 of the two-pass bound against 0.71-0.72 (medians, docs/PERFORMANCE.md).
   const bool block_maxima = !uniform && (!given || (gf.zero && !burn));
   // Block maxima (every entry written by the prepass, so not zeroed: at 64 MiB of input that
   // would be 4 MiB of stores), and each row's maximum.

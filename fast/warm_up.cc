@@ -150,10 +150,9 @@ void warm(const Recipe& r, const Scheme& s, std::span<const float> x) {
     options.scales = std::move(given);
     quantize_both();
   }
+  if (!written) return;
   for (OutputPolicy p : {OutputPolicy::single_pass, OutputPolicy::untouched_on_error}) {
-    if (written) {
-      (void)dequantize_from_bytes(s, shape, bytes.data(), bytes.size(), r.rules, r.format, out.data(), out.size(), p);
-    }
+    (void)dequantize_from_bytes(s, shape, bytes.data(), bytes.size(), r.rules, r.format, out.data(), out.size(), p);
   }
 }
 
