@@ -211,9 +211,12 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
   } else {
     code = HalfEvenCode(df, hn::Abs(t), mp);
   }
-  auto neg = hn::Lt(hn::BitCast(di, t), hn::Zero(di));  // the sign bit
-  if constexpr (kPlusZero) neg = hn::AndNot(hn::RebindMask(di, hn::Eq(t, hn::Zero(df))), neg);
-  return hn::Or(code, hn::IfThenElseZero(neg, hn::Set(di, mp.sign)));
+  // t's sign bit as the code's, spread over the lane and masked (three operations where a compare,
+  // a mask operation and a masked move took five); adding +0 first turns a -0 into +0 and leaves
+  // every other t as it is.
+  const auto signed_t = kPlusZero ? hn::Add(t, hn::Zero(df)) : t;
+  const auto spread = hn::BroadcastSignBit(hn::BitCast(di, signed_t));
+  return hn::Or(code, hn::And(spread, hn::Set(di, mp.sign)));
 }
 
 // Which codes a StepCoder makes: integers, or minifloats (StepFloatCodes) with their options.
