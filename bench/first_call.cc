@@ -24,10 +24,8 @@ Result<FirstCall> time_first_call(const Kernel& k, std::size_t n, int later) {
   KernelRun run(k, x);  // parses the scheme and sizes the output (zero-filled, so resident)
   if (!run.status().ok()) return run.status();
   Status st;
-  double warm_up_s = 0;
-  if (k.warm_up) warm_up_s = best_seconds(1, [] { fast::warm_up(); });
   FirstCall f;
-  f.warm_up_s = warm_up_s;
+  if (k.warm_up) f.warm_up_s = best_seconds(1, [] { fast::warm_up(); });
   // The clock's own first reading faults in the vDSO's data pages (two faults here, some
   // microseconds each): taken now, so that the first call is not charged for its timer.
   (void)std::chrono::steady_clock::now();

@@ -168,8 +168,8 @@ void release_scratch() noexcept;
 // profile, for the presets and the common per-tensor, per-row and per-group int8/uint8 schemes,
 // calibrated and over given scales, in both output policies. It takes a few milliseconds and
 // changes no setting and no output of a later call. It warms the calling thread only: the pool's
-// workers (set_threads) start, and take their own scratch, in the first call split over them. The library never calls it itself: at load
-// time every process that links it would pay.
+// workers (set_threads) start, and take their own scratch, in the first call split over them.
+// The library never calls it itself: at load time every process that links it would pay.
 void warm_up() noexcept;
 
 // ---- Highway targets ---------------------------------------------------------------------------

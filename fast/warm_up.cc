@@ -71,6 +71,8 @@ std::vector<float> midpoints(float top) {
 // values, one of zeros (the zero-scale branch) and one constant group.
 std::vector<float> warm_up_input() {
   constexpr float kTops[] = {127.0f, 7.0f, 1.0f, 448.0f, 57344.0f, 6.0f};
+  std::vector<float> mids_of[std::size(kTops)];
+  for (std::size_t t = 0; t < std::size(kTops); ++t) mids_of[t] = midpoints(kTops[t]);
   std::vector<float> x;
   x.reserve(kRows * kCols);
   std::uint32_t state = 12345;
@@ -89,7 +91,7 @@ std::vector<float> warm_up_input() {
       continue;
     }
     const float top = kTops[family];
-    const std::vector<float> mids = midpoints(top);
+    const std::vector<float>& mids = mids_of[family];
     for (std::size_t i = 0; i < kGroup; ++i) {
       float v = 0;
       if (i == 0 || i == kGroup / 2) {

@@ -884,8 +884,9 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
   BOOST_TEST(expected.size() > 40u);
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   // Each row holds the four keys; a process's first call adds its two times, their ratio and the
-  // page faults of the first call (after fast::warm_up(), also the warm-up's time), a two-level row its ratio to the two-pass bound, a peer the
-  // qscheme row it is compared with and that row's throughput over the peer's.
+  // page faults of the first call (after fast::warm_up(), also the warm-up's time), a two-level
+  // row its ratio to the two-pass bound, a peer the qscheme row it is compared with and that
+  // row's throughput over the peer's.
   for (const auto& k : qscheme::bench::kernels()) {
     const nlohmann::json& row = by_name[k.name];
     if (k.two_pass) {
