@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +33,6 @@
 #endif
 
 #include "bench/aligned_buffer.hpp"
-#include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "fast/kernels/dispatch.h"
 #include "fast/support/big_buffer.hpp"
@@ -420,16 +418,12 @@ class KernelRun {
       }
       options_ = recipe_options(**r, options_);
     }
-    std::uint64_t total = l->total_bytes;
-    if (k.format == ByteFormat::ggml) {
-      auto g = ggml_layout(scheme_, shape_);
-      if (!g) {
-        status_ = g.status();
-        return;
-      }
-      total = g->total_bytes;
+    auto total = total_bytes(scheme_, shape_, k.format);
+    if (!total) {
+      status_ = total.status();
+      return;
     }
-    bytes_.resize(total);
+    bytes_.resize(*total);
     if (k.direction == Direction::quantize && k.given) {
       // The exact profile calibrates them: onnx and torch-qint8 take only given scales.
       QuantizeOptions calibrate;
@@ -439,15 +433,12 @@ class KernelRun {
         status_ = q.status();
         return;
       }
-      GivenScales g;
-      for (std::uint32_t b : q->scale_bits) {
-        double v = 0;
-        fast::detail::scale_from_bits(b, scheme_.scale_dtype(), &v);
-        g.block.push_back(static_cast<float>(v));
+      auto g = fast::given_scales(*q);
+      if (!g) {
+        status_ = g.status();
+        return;
       }
-      if (q->global_bits) g.global = std::bit_cast<float>(*q->global_bits);
-      g.zero_points = q->zero_points;
-      options_.scales = std::move(g);
+      options_.scales = std::move(*g);
     }
     if (k.direction == Direction::quantize) {
       if (k.api == Api::codes) {

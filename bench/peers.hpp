@@ -8,6 +8,7 @@
 // is empty and absent_reason() says why.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>

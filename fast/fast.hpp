@@ -56,6 +56,15 @@ Result<QuantizedTensor> decode(const Scheme& scheme, Shape shape, std::span<cons
 // scheme/recipes.hpp.)
 Result<Profile> reading_profile(const Rules& rules);
 
+// The scales q stores, as given scales (QuantizeOptions::scales): quantizing under them stores
+// the same scale patterns again. Static calibration: calibrate once on representative data, then
+// quantize each later tensor over these. Each value is exact (every stored scale is an f32
+// value). Errors: validate() errors, size-mismatch (a scale, global or zero-point count that is
+// not the layout's), corrupt-bytes (a pattern no stored scale can have, a negative one such as
+// ggml q4_0's signed scales included, as no given scale may be negative; index = scale, the
+// global's is the block-scale count; a zero point outside the kind's range).
+Result<GivenScales> given_scales(const QuantizedTensor& q);
+
 // ---- byte formats (scheme/byte_format.hpp): Burn's layout, or ggml's blocks -------------------
 //
 // The ggml format holds block_q8_0 and block_q4_0 (schemes q8s, q8f, q4s, q4f with block[32]=f16,

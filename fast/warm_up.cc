@@ -1,6 +1,5 @@
 // fast::warm_up(): a process's first calls, made when the host chooses rather than when its first
 // tensor arrives (docs/PERFORMANCE.md, "First calls").
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -10,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "fast/exact_scale.h"
 #include "fast/fast.hpp"
 #include "scheme/byte_format.hpp"
 #include "scheme/layout.hpp"
@@ -119,15 +117,9 @@ std::vector<float> warm_up_input() {
 void warm(const Recipe& r, const Scheme& s, std::span<const float> x) {
   constexpr std::uint64_t kShape[] = {kRows, kCols};
   const Shape shape(kShape);
-  auto layout = make_layout(s, shape);
-  if (!layout) return;
-  std::uint64_t total = layout->total_bytes;
-  if (r.format == ByteFormat::ggml) {
-    auto g = ggml_layout(s, shape);
-    if (!g) return;
-    total = g->total_bytes;
-  }
-  std::vector<std::uint8_t> bytes(total);
+  const auto total = total_bytes(s, shape, r.format);
+  if (!total) return;
+  std::vector<std::uint8_t> bytes(*total);
   std::vector<float> out(x.size());
   QuantizeOptions options = recipe_options(r);
   bool written = false;  // bytes the recipe reads back
@@ -141,16 +133,10 @@ void warm(const Recipe& r, const Scheme& s, std::span<const float> x) {
   // The given-scale kernels, over the scales the exact profile calibrates.
   const QuantizeOptions exact;
   if (auto q = quantize(s, shape, x, exact)) {
-    GivenScales given;
-    for (std::uint32_t b : q->scale_bits) {
-      double v = 0;
-      detail::scale_from_bits(b, s.scale_dtype(), &v);
-      given.block.push_back(static_cast<float>(v));
+    if (auto given = given_scales(*q)) {
+      options.scales = std::move(*given);
+      quantize_both();
     }
-    if (q->global_bits) given.global = std::bit_cast<float>(*q->global_bits);
-    given.zero_points = q->zero_points;
-    options.scales = std::move(given);
-    quantize_both();
   }
   if (!written) return;
   for (OutputPolicy p : {OutputPolicy::single_pass, OutputPolicy::untouched_on_error}) {

@@ -22,17 +22,6 @@ std::uint32_t get_le32(const std::uint8_t* p) {
   return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
 }
 
-Result<std::uint64_t> byte_count(const Target& t, Shape shape) {
-  if (t.format == ByteFormat::ggml) {
-    auto g = ggml_layout(t.scheme, shape);
-    if (!g) return g.status();
-    return g->total_bytes;
-  }
-  auto l = make_layout(t.scheme, shape);
-  if (!l) return l.status();
-  return l->total_bytes;
-}
-
 Finding failed_call(const char* kernel, int rc) {
   return {kernel, std::string("the ") + kernel + " kernel returned " + std::to_string(rc) +
                       " on an input the reference accepts (0 is success)"};
@@ -74,7 +63,7 @@ Result<Target> make_target(const qscheme_kit_target& fns) {
   // The largest case must have a layout: fail here, once, rather than skip every input.
   const std::uint64_t widest = t.max_cols / t.block_cols * t.block_cols;
   const std::uint64_t largest[] = {t.max_rows, widest};
-  auto bytes = byte_count(t, largest);
+  auto bytes = total_bytes(t.scheme, largest, t.format);
   if (!bytes) return bytes.status();
   return t;
 }
@@ -115,7 +104,7 @@ std::optional<Finding> run_case(const Target& t, const Case& c) {
   // output for (a scale that cannot be stored, say) is not the kernel's fault: skipped.
   auto q = reference::quantize(t.scheme, c.shape, c.x, t.options);
   if (!q) return std::nullopt;
-  auto size = byte_count(t, c.shape);
+  auto size = total_bytes(t.scheme, c.shape, t.format);
   if (!size) return Finding{"setup", size.status().to_string()};
   const std::uint64_t n = c.x.size();
   const std::uint64_t rows = c.shape[0], cols = c.shape[1];

@@ -43,4 +43,15 @@ Result<GgmlLayout> ggml_layout(const Scheme& s, Shape shape) {
   return g;
 }
 
+Result<std::uint64_t> total_bytes(const Scheme& s, Shape shape, ByteFormat f) {
+  if (f == ByteFormat::ggml) {
+    auto g = ggml_layout(s, shape);  // make_layout's errors first
+    if (!g) return g.status();
+    return g->total_bytes;
+  }
+  auto l = make_layout(s, shape);
+  if (!l) return l.status();
+  return l->total_bytes;
+}
+
 }  // namespace qscheme

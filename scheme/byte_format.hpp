@@ -38,4 +38,8 @@ struct GgmlLayout {
 // a multiple of 32 (ggml has no partial blocks).
 Result<GgmlLayout> ggml_layout(const Scheme& s, Shape shape);
 
+// The bytes a tensor of (scheme, shape) takes in format f: Burn's layout's total_bytes, or ggml's
+// blocks'. Errors as make_layout, then (ggml) as ggml_layout.
+Result<std::uint64_t> total_bytes(const Scheme& s, Shape shape, ByteFormat f);
+
 }  // namespace qscheme

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fast/fast.hpp"
@@ -267,4 +268,65 @@ BOOST_AUTO_TEST_CASE(lower_level_entry_points) {
   BOOST_TEST(fast::dequantize_into(q, out.data(), out.size()).ok());
   BOOST_TEST((out == fast::dequantize(q).value()));
   BOOST_TEST((fast::dequantize_into(q, out.data(), 23).code() == ErrorCode::size_mismatch));
+}
+
+// Static calibration: a tensor's stored scales handed back as given scales store the same
+// patterns again, and the codes of the same input are the calibrated ones, in both engines.
+BOOST_AUTO_TEST_CASE(given_scales_of_a_tensor_store_its_scales_again) {
+  const std::vector<std::uint64_t> shape{4, 64};
+  const auto x = Random(256, 6);
+  std::vector<std::string> texts;
+  for (const auto& p : qscheme::presets()) texts.emplace_back(p.expansion);
+  for (const char* t : {"q8s", "u8:affine", "u8:affine:axis(1)=f32", "q8s:axis(0)=bf16", "e5m2:block[16]=ue8m0"}) {
+    texts.emplace_back(t);
+  }
+  for (const auto& text : texts) {
+    BOOST_TEST_CONTEXT(text) {
+      const auto s = S(text.c_str());
+      const auto q = fast::quantize(s, shape, x).value();
+      const auto g = fast::given_scales(q);
+      BOOST_TEST_REQUIRE(g.ok(), g.status().to_string());
+      BOOST_TEST(g->block.size() == q.scale_bits.size());
+      BOOST_TEST(g->global.has_value() == s.two_level());
+      qscheme::QuantizeOptions o;
+      o.scales = *g;
+      const auto again = fast::quantize(s, shape, x, o);
+      BOOST_TEST_REQUIRE(again.ok(), again.status().to_string());
+      BOOST_TEST((again->scale_bits == q.scale_bits));
+      BOOST_TEST((again->global_bits == q.global_bits));
+      BOOST_TEST((again->zero_points == q.zero_points));
+      BOOST_TEST((again->codes == q.codes));
+      BOOST_TEST((qscheme::reference::quantize(s, shape, x, o).value() == *again));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(given_scales_of_a_bad_tensor_say_what_is_wrong) {
+  const std::vector<std::uint64_t> shape{2, 32};
+  const auto x = Random(64, 7);
+  const auto q = fast::quantize(S("q8_0"), shape, x).value();  // two f16 block scales
+  auto bad = q;
+  bad.scale_bits.pop_back();
+  BOOST_TEST((fast::given_scales(bad).status().code() == ErrorCode::size_mismatch));
+  bad = q;
+  bad.global_bits = 0x3F800000u;
+  BOOST_TEST((fast::given_scales(bad).status().code() == ErrorCode::size_mismatch));
+  for (std::uint32_t pattern : {0x7E00u, 0x7C00u, 0x8000u, 0xBC00u, 0x10000u}) {  // NaN, inf, -0, -1, too wide
+    bad = q;
+    bad.scale_bits[1] = pattern;
+    const auto st = fast::given_scales(bad).status();
+    BOOST_TEST((st.code() == ErrorCode::corrupt_bytes), pattern);
+    BOOST_TEST(st.index() == 1u);
+  }
+  auto nv = fast::quantize(S("nvfp4"), shape, x).value();
+  nv.global_bits = 0xFF800000u;  // -inf
+  const auto st = fast::given_scales(nv).status();
+  BOOST_TEST((st.code() == ErrorCode::corrupt_bytes));
+  BOOST_TEST(st.index() == nv.scale_bits.size());
+  auto affine = fast::quantize(S("u8:affine"), shape, x).value();
+  affine.zero_points[0] = 256;
+  BOOST_TEST((fast::given_scales(affine).status().code() == ErrorCode::corrupt_bytes));
+  bad = q;
+  bad.shape = {2, 33};
+  BOOST_TEST(!fast::given_scales(bad).ok());
 }

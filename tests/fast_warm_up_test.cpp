@@ -71,16 +71,11 @@ int first_call_faults(const Recipe& r, const char* scheme_text, bool given, bool
   if (pid == 0) {
     auto s = scheme_text ? qscheme::parse_scheme(scheme_text) : qscheme::recipe_scheme(r, "");
     if (!s) _exit(kSetUpFailed);
-    auto layout = qscheme::make_layout(*s, qscheme::Shape(kShape));
-    if (!layout) _exit(kSetUpFailed);
-    std::uint64_t total = layout->total_bytes;
-    if (r.format == ByteFormat::ggml) {
-      auto g = qscheme::ggml_layout(*s, qscheme::Shape(kShape));
-      if (!g) _exit(kSetUpFailed);
-      total = g->total_bytes;
-    }
+    const auto layout = qscheme::make_layout(*s, qscheme::Shape(kShape));
+    const auto total = qscheme::total_bytes(*s, qscheme::Shape(kShape), r.format);
+    if (!layout || !total) _exit(kSetUpFailed);
     const std::vector<float> x = input();
-    std::vector<std::uint8_t> out(total, 1);  // written, so resident
+    std::vector<std::uint8_t> out(*total, 1);  // written, so resident
     qscheme::QuantizeOptions options = qscheme::recipe_options(r);
     if (given) options.scales = given_scales(*s, *layout);
     if (warm) fast::warm_up();
