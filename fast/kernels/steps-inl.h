@@ -171,7 +171,8 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> HalfEvenCode(DF df, hn::Vec<DF>
 // even take the code below at the four boundaries whose code above is odd (kE2M1OddTieBuckets,
 // bit 3 of an entry) when a is one exactly (its low 21 bits zero). microxcaling's f32 addition also rounds
 // up the one f32 value below 0.25 (q = 2a = 0.5 - 2^-25, f32(q + 0.5) = 1); no other a moves
-// (section 7 of docs/SEMANTICS-fast.md).
+// (section 7 of docs/SEMANTICS-fast.md). The code is in the low three bits; bit 3 is left as the
+// table has it (the caller puts the sign there, which saves masking it off).
 template <bool kAway, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF> t) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -179,18 +180,18 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> E2M1StepCode(DF df, hn::Vec<DF>
   const __m512i hi = E2M1TableHalf<16, true>(std::make_index_sequence<16>());
   const auto a = E2M1Clamped(di, t.raw, hn::Set(di, kE2M1FloorBits));
   const hn::Vec<decltype(di)> entry{_mm512_permutex2var_epi32(lo, hn::ShiftRight<21>(a).raw, hi)};
-  const auto code = hn::And(entry, hn::Set(di, 7));
   if constexpr (kAway) {
-    return hn::IfThenElse(hn::Eq(a, hn::Set(di, 0x3E7FFFFF)), hn::Set(di, 1), code);
+    return hn::IfThenElse(hn::Eq(a, hn::Set(di, 0x3E7FFFFF)), hn::Set(di, 1), entry);
   } else {
     // A tie has a's low 21 bits zero, which a lane of scaled data seldom has (so does a bucket
     // start that is no boundary, such as 1.0, whose flag is clear): the vector takes the tie
     // test only when some lane is one. Testing every vector cost about a quarter of the loop's
     // instructions.
     const __mmask16 exact = _mm512_testn_epi32_mask(a.raw, _mm512_set1_epi32(0x1FFFFF));
-    if (HWY_LIKELY(exact == 0)) return code;
+    if (HWY_LIKELY(exact == 0)) return entry;
+    // A flagged entry is 8 + its odd code c >= 1, so entry - 1 holds c - 1 in its low three bits.
     const __mmask16 down = _mm512_mask_test_epi32_mask(exact, entry.raw, _mm512_set1_epi32(8));
-    return hn::Vec<decltype(di)>{_mm512_mask_sub_epi32(code.raw, down, code.raw, _mm512_set1_epi32(1))};
+    return hn::Vec<decltype(di)>{_mm512_mask_sub_epi32(entry.raw, down, entry.raw, _mm512_set1_epi32(1))};
   }
 }
 #endif
@@ -213,10 +214,16 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> StepFloatCodes(DF df, hn::Vec<D
   }
   // t's sign bit as the code's, spread over the lane and masked (three operations where a compare,
   // a mask operation and a masked move took five); adding +0 first turns a -0 into +0 and leaves
-  // every other t as it is.
+  // every other t as it is. Every magnitude code lies below the sign bit.
   const auto signed_t = kPlusZero ? hn::Add(t, hn::Zero(df)) : t;
   const auto spread = hn::BroadcastSignBit(hn::BitCast(di, signed_t));
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // A bitwise select (one vpternlogd here; below AVX-512 IfVecThenElse selects whole lanes), which
+  // also replaces bit 3 of a table entry: an And took that off before.
+  return hn::IfVecThenElse(hn::Set(di, mp.sign), spread, code);
+#else
   return hn::Or(code, hn::And(spread, hn::Set(di, mp.sign)));
+#endif
 }
 
 // Which codes a StepCoder makes: integers, or minifloats (StepFloatCodes) with their options.
