@@ -80,8 +80,8 @@ HWY_INLINE hn::Vec<hn::Rebind<std::int32_t, DF>> ExactCodesF64(DF df, hn::Vec<DF
 template <class V>
 HWY_INLINE void NibbleShuffles(V& nib_bytes, V& nib_words) {
   if constexpr (sizeof(nib_bytes.raw) == 64) {
-    // In each 16-byte lane, byte 2t + j <- byte 8j + t (t < 4, j < 2); the rest zero.
-    nib_bytes.raw = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, -128, -128, -128, -128, -128, -128, -128, -128));
+    // The multipliers of each byte pair: 1 for the low code, 16 for the high one.
+    nib_bytes.raw = _mm512_set1_epi16(0x1001);
     // Word 4t + l <- word t of lane l (word 8l + t), t, l < 4.
     nib_words.raw = _mm512_setr_epi32(0 | 8 << 16, 16 | 24 << 16, 1 | 9 << 16, 17 | 25 << 16, 2 | 10 << 16, 18 | 26 << 16,
                                       3 | 11 << 16, 19 | 27 << 16, 0, 0, 0, 0, 0, 0, 0, 0);
