@@ -240,9 +240,7 @@ Result<QuantizedTensor> decode_as(const Scheme& scheme, Shape shape, std::span<c
   }
   q.zero_points.resize(l.zero_points);
   detail::read_zero_points(scheme, l, bytes.data(), q.zero_points.data());
-  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
-    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, scheme.value, q.zero_points[j]);
-  }
+  QSCHEME_RETURN_IF_ERROR(errors::check_stored_zero_points(scheme.value, q.zero_points));
   return q;
 }
 

@@ -28,10 +28,7 @@ Result<GivenScales> given_scales(const QuantizedTensor& q) {
     if (!detail::scale_from_bits(*q.global_bits, ScaleDtype::f32, &v)) return errors::bad_global(l->scales, *q.global_bits);
     g.global = static_cast<float>(v);
   }
-  const ValueInfo& vi = info(q.scheme.value);
-  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
-    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
-  }
+  QSCHEME_RETURN_IF_ERROR(errors::check_stored_zero_points(q.scheme.value, q.zero_points));
   g.zero_points = q.zero_points;
   return g;
 }

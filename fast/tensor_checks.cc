@@ -83,10 +83,7 @@ Status check_quantized(const QuantizedTensor& q, const StoredReading& reading, c
   if (two && !scale_from_bits(*q.global_bits, ScaleDtype::f32, &gv)) {
     return errors::bad_global(l.scales, *q.global_bits);
   }
-  const ValueInfo& vi = info(q.scheme.value);
-  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
-    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
-  }
+  QSCHEME_RETURN_IF_ERROR(errors::check_stored_zero_points(q.scheme.value, q.zero_points));
   const CodeRange cr = code_range(q.scheme.value, reading);
   const std::size_t bad =
       check_codes ? kf.first_invalid_code(q.codes.data(), q.codes.size(), cr.lo, cr.hi, cr.nan_mask) : q.codes.size();

@@ -21,11 +21,7 @@ Status check_scales(const QuantizedTensor& q) {
   if (q.global_bits && scale_problem(ScaleDtype::f32, *q.global_bits)) {
     return errors::bad_global(q.scale_bits.size(), *q.global_bits);
   }
-  const ValueInfo& vi = info(q.scheme.value);
-  for (std::size_t j = 0; j < q.zero_points.size(); ++j) {
-    if (q.zero_points[j] < vi.lo || q.zero_points[j] > vi.hi) return errors::bad_zero_point(j, q.scheme.value, q.zero_points[j]);
-  }
-  return {};
+  return errors::check_stored_zero_points(q.scheme.value, q.zero_points);
 }
 
 Status check_codes(const QuantizedTensor& q) {

@@ -198,6 +198,14 @@ Status bad_zero_point(std::uint64_t j, Value v, std::int32_t zp) {
           j};
 }
 
+Status check_stored_zero_points(Value v, std::span<const std::int32_t> zp) {
+  const ValueInfo& vi = info(v);
+  for (std::size_t j = 0; j < zp.size(); ++j) {
+    if (zp[j] < vi.lo || zp[j] > vi.hi) return bad_zero_point(j, v, zp[j]);
+  }
+  return {};
+}
+
 Status bad_scale(std::uint64_t j, ScaleDtype d, std::uint32_t bits) {
   return {ErrorCode::corrupt_bytes, "scale " + str(j) + ": " + scale_problem(d, bits).value_or("valid"), j};
 }

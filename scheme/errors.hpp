@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "scheme/layout.hpp"
@@ -55,6 +56,9 @@ Status scale_count(std::uint64_t scales, std::uint64_t want);
 Status global_presence(bool two_level);
 Status zero_point_count(std::uint64_t zero_points, std::uint64_t want);
 Status bad_zero_point(std::uint64_t j, Value v, std::int32_t zp);
+// The first of a stored tensor's zero points outside kind v's range, as bad_zero_point; ok when
+// every one is within it (decode, dequantize and encode in both engines).
+Status check_stored_zero_points(Value v, std::span<const std::int32_t> zp);
 // Precondition for the next three: the pattern is invalid (the *_problem functions say why).
 Status bad_scale(std::uint64_t j, ScaleDtype d, std::uint32_t bits);
 Status bad_global(std::uint64_t block_scales, std::uint32_t bits);  // index = the number of block scales
