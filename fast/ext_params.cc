@@ -62,6 +62,7 @@ Result<Point> ext_point(const Scheme& scheme, const Layout& l, const QuantizeOpt
   // The profiles' own conditions too (unsigned kinds calibrate no sym scale, burn takes no
   // affine scheme, onnx calibrates affine u8 only), which point_of leaves to the Burn stages.
   QSCHEME_RETURN_IF_ERROR(validate_rules(rules_of(options), scheme, options.calibration, options.scales.has_value()));
+  QSCHEME_RETURN_IF_ERROR(check_global_amax(scheme, rules_of(options), options));
   return point_of(scheme, options);
 }
 

@@ -86,7 +86,7 @@ ScalePick pick_of(const Rules& r) {
 
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
   Point p;
-  p.options = {options.profile, options.calibration, options.scales ? &*options.scales : nullptr};
+  p.options = {options.profile, options.calibration, options.scales ? &*options.scales : nullptr, options.global_amax};
   if (!options.rules) return p;
   const Rules& r = *options.rules;
   // A profile's point runs as the profile, whose own checks are validate_rules' for it.

@@ -34,6 +34,9 @@ struct PointOptions {
   Profile profile = Profile::exact;
   Calibration calibration = Calibration::minmax;
   const GivenScales* scales = nullptr;
+  // QuantizeOptions::global_amax (checked by check_global_amax): the max |x| a two-level scheme's
+  // global follows from, in place of the tensor's.
+  std::optional<float> global_amax;
 };
 
 struct Point {

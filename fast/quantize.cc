@@ -61,6 +61,11 @@ Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const Qua
   Result<detail::Point> point = detail::point_of(scheme, opt);
   if (!point) return point.status();
   QSCHEME_RETURN_IF_ERROR(layout());
+  if (opt.global_amax) {
+    // The reference's order: given scales, then the rules (point_of), then the global amax.
+    if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *l, scheme.two_level()));
+    QSCHEME_RETURN_IF_ERROR(check_global_amax(scheme, rules_of(opt), opt));
+  }
   Call c{std::move(*l), std::move(*point), {}};
   c.p = detail::make_bytes_plan(scheme, c.l);
   return c;

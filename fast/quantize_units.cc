@@ -76,8 +76,12 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   // Block maxima up front when the output must stay untouched on error, or when a calibrated scale
   // depends on more than its own block (two levels, one scale for the tensor), or blocks span units.
   const bool uniform = p.bw == 0;
-  const bool prepass =
-      policy == OutputPolicy::untouched_on_error || (!given && (p.two || uniform)) || p.bw > p.chunk;
+  // A given global amax fixes the global before the first unit: one pass, each unit's blocks
+  // calibrated under it as a one-level scheme's are.
+  const bool amax_given = p.two && options.global_amax.has_value();
+  const std::uint32_t amax_bits = amax_given ? scalar::f32_bits(*options.global_amax) & 0x7FFFFFFFu : 0;  // -0 as 0
+  const bool prepass = policy == OutputPolicy::untouched_on_error || (!given && (uniform || (p.two && !amax_given))) ||
+                       p.bw > p.chunk;
   // Given block scales in one pass: each unit checks its own (unit_scales) as it reads them.
   const bool unit_checks = given && !prepass && !uniform;
   GivenFacts gf;
@@ -116,7 +120,20 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   const bool clamp_kind = (p.code.fmt < 0 && p.code.lo == -p.code.hi) || p.code.fmt == scalar::kE2M1;
   auto within_range = [&](std::uint32_t a, double e) { return 2.0 * scalar::f32_from_bits(a) <= p.W * e; };
   std::uint32_t tensor_top = 0;  // the prepass's largest |x| bits
-  TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass
+  TeNvfp4 te;                    // nvidia-nvfp4's constants, from the prepass or the given amax
+  // A calibrated two-level global from the max |x| bits top (the tensor's, or the given amax).
+  auto set_global = [&](std::uint32_t top) {
+    if (point.te_nvfp4) {
+      te = te_nvfp4_global(top, scheme.value);
+      spec.g = te.g;
+      return;
+    }
+    // The least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
+    const double g = exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
+    spec.g = g;
+    spec.wg = p.W * g;
+  };
+  if (amax_given && !prepass) set_global(amax_bits);
   float uniform_eb = 1.0f;
   // Given scales need block maxima only where a stored scale may be 0; otherwise the largest |x|
   // of the rows is enough to find non-finite input. nvidia-nvfp4 takes its block maxima from the
@@ -177,14 +194,8 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
         return Units::general;  // burn-alpha-overflow, burn-scale-product-overflow
       }
       spec.g = bg;
-    } else if (point.te_nvfp4) {
-      te = te_nvfp4_global(top, scheme.value);
-      spec.g = te.g;
     } else if (p.two && !given) {
-      // The global: the least f32 >= 2 max|x| / (W Dmax), at least 2^-126 (docs/SEMANTICS.md).
-      const double g = exact_global_from_max(scalar::f32_from_bits(top), p.W, p.Dmax);
-      spec.g = g;
-      spec.wg = p.W * g;
+      set_global(amax_given ? amax_bits : top);
     }
     if (uniform && !given && burn) {
       std::uint32_t b;
@@ -217,10 +228,12 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   // grid's max times W/2 reaches past the largest f32 (ue8m0, f32 and bf16 grids), as 2a / W then
   // cannot pass it. Otherwise each unit decides from its largest block maximum. A given scale may
   // be anything: each unit compares its block maxima with its scales (within_range).
+  // A given global amax bounds nothing: a block above it saturates.
   const bool may_saturate =
-      !p.two && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
+      (!p.two || amax_given) && spec.max * (p.W / 2) < static_cast<double>(std::numeric_limits<float>::max());
   kernels::StepSpec mx_spec = mx_step_spec(scheme.value);
   kernels::StepSpec te_spec = te_nvfp4_step_spec(te);
+  te_spec.x_just_read = !prepass;
   mx_spec.x_just_read = !prepass;
   burn_step.x_just_read = !prepass;
   std::atomic<bool> failed{false};
@@ -291,8 +304,13 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
           continue;
         }
         if (point.te_nvfp4) {
-          // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel.
-          te_nvfp4_blocks(kf, te, &amax[j0], nbc, s.bits, s.eb);
+          // nvidia-nvfp4: its f32 scale steps per block, then its codes on the step kernel. The
+          // block maxima come from the prepass, or (a given global amax) from the unit's input.
+          if (!prepass && kf.block_max_abs_bits(xr, un.len, p.bw, s.amax) >= 0x7F800000u) {
+            failed = true;
+            return;
+          }
+          te_nvfp4_blocks(kf, te, prepass ? &amax[j0] : s.amax, nbc, s.bits, s.eb);
           const std::uint64_t k0 = kb * p.bw >= un.c0 ? 0 : 1;
           if (k0 < nbc) sink.block_scales(j0 + k0, s.bits + k0, nbc - k0);
           kf.quantize_steps(xr, un.len, un.c0, p.bw, s.eb, te_spec, nullptr, codes, nibbles);

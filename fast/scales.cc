@@ -24,6 +24,7 @@ ScaleRule scale_rule(const Scheme& s, const PointOptions& opt, ScalePick pick) {
   r.hi = vi.hi;
   r.value = s.value;
   r.pick = opt.scales ? ScalePick::profile : pick;
+  r.global_amax = opt.global_amax;
   return r;
 }
 
@@ -111,6 +112,7 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
       } else {
         float amax = 0;
         for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
+        if (r.global_amax) amax = std::fabs(*r.global_amax);  // the given one (-0 as 0)
         gval = exact_global_from_max(amax, W, r.Dmax);
       }
       // minmax: the scales come from the SIMD kernel below (vector_scales).

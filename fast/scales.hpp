@@ -28,6 +28,7 @@ struct ScaleRule {
   int lo = 0, hi = 0;
   Value value = Value::q8s;
   ScalePick pick = ScalePick::profile;  // calibrated: the scale step of a point that is no profile's
+  std::optional<float> global_amax;     // two levels: the given max |x| of the global (PointOptions)
 };
 ScaleRule scale_rule(const Scheme& s, const PointOptions& opt, ScalePick pick = ScalePick::profile);
 

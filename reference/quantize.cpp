@@ -25,6 +25,7 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   }
   const Rules rules = rules_of(options);
   QSCHEME_RETURN_IF_ERROR(validate_rules(rules, scheme, options.calibration, options.scales.has_value()));
+  QSCHEME_RETURN_IF_ERROR(check_global_amax(scheme, rules, options));
   for (std::size_t n = 0; n < x.size(); ++n) {
     if ((f32_bits(x[n]) & 0x7F800000u) == 0x7F800000u) return errors::non_finite_input(n);
   }
@@ -32,7 +33,8 @@ Result<QuantizedTensor> quantize(const Scheme& scheme, Shape shape, std::span<co
   const std::vector<std::uint64_t> block_of = block_of_elements(l);
   std::vector<std::int32_t> zero_points;
   Result<BlockScales> scales = [&]() -> Result<BlockScales> {
-    if (!scheme.affine()) return block_scales(scheme, l, x, block_of, rules, options.calibration, options.scales);
+    if (!scheme.affine()) return block_scales(scheme, l, x, block_of, rules, options.calibration, options.scales,
+                                                   options.global_amax);
     Result<AffineScales> a = affine_scales(scheme, l, x, block_of, rules, options.calibration, options.scales);
     if (!a) return a.status();
     zero_points = std::move(a->zero_points);

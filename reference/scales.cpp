@@ -171,7 +171,7 @@ Result<std::vector<SignedScale>> stored_scale_values(const Scheme& s, const Rule
 
 Result<BlockScales> block_scales(const Scheme& s, const Layout& l, std::span<const float> x,
                                  std::span<const std::uint64_t> block_of, const Rules& r, Calibration c,
-                                 const std::optional<GivenScales>& given) {
+                                 const std::optional<GivenScales>& given, std::optional<float> global_amax) {
   const ScaleDtype d = s.scale_dtype();
   const std::size_t blocks = static_cast<std::size_t>(l.scales);
   BlockScales out;
@@ -189,22 +189,30 @@ Result<BlockScales> block_scales(const Scheme& s, const Layout& l, std::span<con
   } else {
     const Statistics st = statistics(l, x, block_of, r.statistic, c);
     const Quotient m = half_range(s.value, r.statistic);
-    for (std::size_t j = 0; j < blocks; ++j) {
-      const Quotient& alpha = st.alpha[j];
-      unrounded[j].negative = st.negative[j];
+    // u = alpha / M under the rules' arithmetic; false for Burn's overflow of 2 alpha.
+    const auto unrounded_of = [&](const Quotient& alpha, Quotient* u) {
       if (r.arithmetic == Arithmetic::exact) {
-        unrounded[j].mag = over(alpha, m);
-        continue;
+        *u = over(alpha, m);
+        return true;
       }
       // f32(alpha): max |x| is one already; a mean is rounded once (an f32 sum's order is not
       // modelled).
       const std::uint32_t a = f32_round(alpha, Overflow::saturate);
-      if (r.arithmetic == Arithmetic::burn && a > kHalfMaxF32Bits) return errors::burn_alpha_overflow(j);
+      if (r.arithmetic == Arithmetic::burn && a > kHalfMaxF32Bits) return false;
       const Quotient ideal = r.arithmetic == Arithmetic::f32_reciprocal
                                  ? times(f32_value(a), f32_value(f32_round(reciprocal(m), Overflow::infinity)))
                                  : over(f32_value(a), m);
-      unrounded[j].mag = f32_value(f32_round(ideal, Overflow::infinity));
+      *u = f32_value(f32_round(ideal, Overflow::infinity));
+      return true;
+    };
+    for (std::size_t j = 0; j < blocks; ++j) {
+      unrounded[j].negative = st.negative[j];
+      if (!unrounded_of(st.alpha[j], &unrounded[j].mag)) return errors::burn_alpha_overflow(j);
     }
+    // The max |x| the global follows from: the given one (check_global_amax admitted it: two
+    // levels, max |x|, no Burn arithmetic; -0 as 0), else the largest block's.
+    const std::optional<Quotient> given_top =
+        global_amax ? std::optional<Quotient>(f32_value(f32_bits(*global_amax) & 0x7FFFFFFFu)) : std::nullopt;
     if (!s.two_level()) {
       for (std::size_t j = 0; j < blocks; ++j) {
         if (is_exponent_rule(r.scale)) {
@@ -222,6 +230,7 @@ Result<BlockScales> block_scales(const Scheme& s, const Layout& l, std::span<con
       Quotient top{Integer(0), Integer(1), 0};
       for (const Quotient& a : st.alpha)
         if (compare(a, top) > 0) top = a;
+      if (given_top) top = *given_top;
       const Quotient numerator = f32_value(f32_round(times(largest(d), m), Overflow::infinity));
       std::uint32_t enc = top.num == 0 ? kInfF32Bits : f32_round(over(numerator, top), Overflow::infinity);
       if (enc > kMaxF32Bits) enc = kMaxF32Bits;
@@ -238,6 +247,7 @@ Result<BlockScales> block_scales(const Scheme& s, const Layout& l, std::span<con
       Quotient top{Integer(0), Integer(1), 0};
       for (const SignedScale& u : unrounded)
         if (compare(u.mag, top) > 0) top = u.mag;
+      if (given_top) unrounded_of(*given_top, &top);  // no Burn arithmetic here: it cannot fail
       const bool burn = r.two_level == TwoLevel::burn;
       std::uint32_t g_bits = burn ? f32_round(over(top, largest(d)), Overflow::infinity)
                                   : round_up_to_dtype(over(top, largest(d)), ScaleDtype::f32);

@@ -55,7 +55,8 @@ Status check_given_scales(const Scheme& s, const Layout& l, const GivenScales& g
 // validate_rules, finite input).
 Result<BlockScales> block_scales(const Scheme& s, const Layout& l, std::span<const float> x,
                                  std::span<const std::uint64_t> block_of, const Rules& r, Calibration c,
-                                 const std::optional<GivenScales>& given);
+                                 const std::optional<GivenScales>& given,
+                                 std::optional<float> global_amax = std::nullopt);
 
 // The scale each block's stored patterns stand for, as quantize (codes-from=stored) and
 // dequantize use it: s_j, or s_j * g (product exact) or f32(s_j * g) (product f32; an overflow is

@@ -13,6 +13,12 @@ std::string hex(std::uint32_t v, int digits) {
 
 std::string str(std::uint64_t v) { return std::to_string(v); }
 
+std::string f32_text(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  return buf;
+}
+
 }  // namespace
 
 std::optional<std::string> code_problem(Value v, std::int32_t code) {
@@ -119,6 +125,15 @@ Status invalid_given_global(std::uint64_t block_scales) {
           "the given global (per-tensor) scale is negative, NaN or infinite; it must be finite and >= 0 "
           "(index = number of block scales)",
           block_scales};
+}
+
+Status global_amax_misplaced(const std::string& why) { return {ErrorCode::invalid_argument, why}; }
+
+Status global_amax_unsupported(const std::string& why) { return {ErrorCode::unsupported_profile, why}; }
+
+Status invalid_global_amax(float amax) {
+  return {ErrorCode::invalid_scale, "the given global amax is " + f32_text(amax) +
+                                        "; it is a max |x|, so it must be finite and >= 0"};
 }
 
 Status non_finite_input(std::uint64_t element) {

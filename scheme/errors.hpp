@@ -32,6 +32,11 @@ Status given_scale_count(std::uint64_t given, std::uint64_t scales);
 Status given_global_presence(bool two_level);
 Status invalid_given_scale(std::uint64_t j);
 Status invalid_given_global(std::uint64_t block_scales);  // index = the number of block scales
+// QuantizeOptions::global_amax: where it does not apply (invalid-argument, or unsupported-profile
+// for a point whose global does not come from max |x|), and a value that is no max |x|.
+Status global_amax_misplaced(const std::string& why);
+Status global_amax_unsupported(const std::string& why);
+Status invalid_global_amax(float amax);
 // Affine mode's zero points (index = the zero point).
 Status given_zero_point_count(std::uint64_t given, std::uint64_t scales, bool affine);
 Status invalid_given_zero_point(std::uint64_t j, Value v, std::int32_t zp);

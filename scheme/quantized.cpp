@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "scheme/errors.hpp"
+
 namespace qscheme {
 
 std::string_view to_string(Profile p) {
@@ -54,6 +56,35 @@ std::optional<Calibration> calibration_from_string(std::string_view s) {
 }
 
 Rules rules_of(const QuantizeOptions& options) { return options.rules ? *options.rules : profile_rules(options.profile); }
+
+Status check_global_amax(const Scheme& s, const Rules& r, const QuantizeOptions& options) {
+  if (!options.global_amax) return {};
+  if (!s.two_level()) {
+    return errors::global_amax_misplaced(
+        "a global amax sets the per-tensor scale of a two-level scheme, and this one has one level; give its "
+        "scales (--scales) or let it calibrate");
+  }
+  if (options.scales) {
+    return errors::global_amax_misplaced(
+        "a global amax and given scales were both set; give the global amax alone (the block scales then follow "
+        "the data) or both levels of scales");
+  }
+  if (s.affine()) {
+    return errors::global_amax_unsupported("affine scales follow min and max, not max |x|; drop the global amax");
+  }
+  if (options.calibration != Calibration::minmax || r.statistic != rule::Statistic::magnitude) {
+    return errors::global_amax_unsupported(
+        "a global amax is a max |x|: it needs calibration minmax and statistic=magnitude");
+  }
+  if (r.two_level == rule::TwoLevel::burn || r.arithmetic == rule::Arithmetic::burn) {
+    return errors::global_amax_unsupported(
+        "the burn profile computes its global from the data only; use profile exact or recipe nvidia-nvfp4, or "
+        "give both levels of scales");
+  }
+  const float a = *options.global_amax;
+  if (!(a >= 0.0f) || a > 3.40282347e38f) return errors::invalid_global_amax(a);
+  return {};
+}
 
 Rules rules_of(const QuantizedTensor& q) { return q.rules ? *q.rules : profile_rules(q.profile); }
 

@@ -61,6 +61,13 @@ struct QuantizeOptions {
   Calibration calibration = Calibration::minmax;
   // When set, calibration is skipped and these scales are used.
   std::optional<GivenScales> scales;
+  // A two-level scheme calibrated by minmax with its tensor-wide statistic known ahead (static
+  // calibration, delayed scaling, a known NVFP4 amax): the max |x| the global is computed from, by
+  // the rules' own formula, in place of the tensor's. The block scales still follow each block's
+  // max |x| under that global, so one pass over x suffices; a block above the given max saturates
+  // (its scale at the dtype's largest value, its codes clamped). check_global_amax says which
+  // points take it.
+  std::optional<float> global_amax;
   // When set, this point of the rule space (scheme/rules.hpp, a recipe's rules) decides every
   // step instead of `profile`. A point that is a profile's behaves as that profile. The fast
   // engine runs the points fast/points.hpp lists; any other is unsupported-profile there.
@@ -69,6 +76,12 @@ struct QuantizeOptions {
 
 // The point options select: options.rules, else the profile's.
 Rules rules_of(const QuantizeOptions& options);
+
+// options.global_amax against the scheme and the point r (rules_of(options)), both engines' check
+// after the rules' own (validate_rules): a two-level symmetric scheme without given scales,
+// calibrated by max |x| under the exact or te-nvfp4 global (Burn's takes its global from the data
+// only), and a finite amax >= 0 (-0 counts as 0).
+Status check_global_amax(const Scheme& s, const Rules& r, const QuantizeOptions& options);
 
 // A quantized tensor in logical form.
 struct QuantizedTensor {

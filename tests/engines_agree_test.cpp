@@ -349,6 +349,27 @@ std::vector<Case> CasesOf(const qscheme::Scheme& s, std::size_t si,
           c.from_shape_set = from_shape_set;
           c.what = in.name + " " + std::string(qscheme::to_string(p)) + " " + std::string(qscheme::to_string(cal));
           Expect(s, c);
+          if (s.two_level() && p == Profile::exact && cal == Calibration::minmax && !in.scales) {
+            // The same under a given global amax: the tensor's own (which must give the
+            // calibrated tensor), below it (blocks saturate), 0, or above it, turning with the
+            // scheme and input.
+            float top = 0;
+            for (float v : in.x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
+            const int turn = static_cast<int>((ii + si) % 4);
+            Case a = c;
+            a.options.global_amax = turn == 0 ? top : turn == 1 ? top * 0.375f : turn == 2 ? 0.0f : top * 4.0f;
+            a.what += " global amax " + std::to_string(*a.options.global_amax);
+            a.q.reset();
+            a.bytes.reset();
+            a.deq.reset();
+            a.decoded.reset();
+            a.deq_from_bytes.clear();
+            Expect(s, a);
+            if (turn == 0 && std::isfinite(top) && c.q->ok()) {
+              BOOST_TEST_CONTEXT(a.what) { BOOST_TEST((a.q->value() == c.q->value())); }
+            }
+            cases.push_back(std::move(a));
+          }
           cases.push_back(std::move(c));
         }
       }
@@ -545,12 +566,36 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_for_every_recipe_it_runs) {
             runs = true;
             ++quantized;
           }
-          for (std::int64_t t : targets) {
-            if (t != targets.front() && (ii + hi) % kOtherTargetStride != 0) continue;
-            hwy::SetSupportedTargetsForTest(t);
-            const Where w{t, scheme, c};
-            CheckTensorPath(s, w);
-            CheckFusedPath(s, w);
+          std::vector<Case> runs_of{c};
+          if (s.two_level() && !inputs[ii].scales) {
+            // Under a given global amax too (nvidia-nvfp4's known amax): the input's own, a third
+            // of it, 0 or three times it, turning with input and shape.
+            float top = 0;
+            for (float v : inputs[ii].x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
+            const int turn = static_cast<int>((ii + hi) % 4);
+            Case a = c;
+            a.options.global_amax = turn == 0 ? top : turn == 1 ? top / 3.0f : turn == 2 ? 0.0f : top * 3.0f;
+            a.what += " global amax " + std::to_string(*a.options.global_amax);
+            a.q.reset();
+            a.bytes.reset();
+            a.deq.reset();
+            a.decoded.reset();
+            a.deq_from_bytes.clear();
+            Expect(s, a);
+            if (turn == 0 && c.q->ok()) {
+              BOOST_TEST_CONTEXT(a.what) { BOOST_TEST((a.q->value() == c.q->value())); }
+            }
+            runs_of.push_back(std::move(a));
+            ++cases;
+          }
+          for (const Case& rc : runs_of) {
+            for (std::int64_t t : targets) {
+              if (t != targets.front() && (ii + hi) % kOtherTargetStride != 0) continue;
+              hwy::SetSupportedTargetsForTest(t);
+              const Where w{t, scheme, rc};
+              CheckTensorPath(s, w);
+              CheckFusedPath(s, w);
+            }
           }
         }
       }
@@ -649,6 +694,42 @@ BOOST_AUTO_TEST_CASE(rejections_match_the_reference_in_code_index_and_message) {
 // in a later block than the first offending block; encode of a tensor with both a bad scale and
 // a bad code (scales are checked first, as in dequantize); encode of a one-level tensor carrying
 // a global scale (size-mismatch, as in dequantize).
+// A global amax where it does not apply, or that is no max |x|, and where it meets the other
+// checks (given scales that are themselves wrong, non-finite input): the reference's error, from
+// every entry point of the fast engine.
+BOOST_AUTO_TEST_CASE(global_amax_rejections_match_the_reference) {
+  auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
+  const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8};
+  auto with = [](qscheme::QuantizeOptions o, float amax) {
+    o.global_amax = amax;
+    return o;
+  };
+  qscheme::QuantizeOptions burn, absmean, given, bad_given;
+  burn.profile = Profile::burn;
+  absmean.calibration = Calibration::absmean;
+  given.scales = qscheme::GivenScales{{1, 1}, 1.0f};
+  bad_given.scales = qscheme::GivenScales{{1}, 1.0f};
+  const char* two = "q8s:block[4]=ue4m3:tensor=f32";
+  ExpectSame(S("q8s:block[4]=f16"), {8}, x, with({}, 4));
+  ExpectSame(S(two), {8}, x, with(given, 4));
+  ExpectSame(S(two), {8}, x, with(bad_given, 4));
+  ExpectSame(S(two), {8}, x, with(burn, 4));
+  ExpectSame(S(two), {8}, x, with(absmean, 4));
+  ExpectSame(S(two), {8}, x, with({}, -1));
+  ExpectSame(S(two), {8}, x, with({}, std::nanf("")));
+  ExpectSame(S(two), {8}, x, with({}, INFINITY));
+  ExpectSame(S(two), {3}, x, with({}, 4));  // the layout's error first
+  ExpectSame(S(two), {8}, {1, 2, NAN, 4, 5, 6, 7, 8}, with({}, 4));
+  ExpectSame(S("i16:block[4]=f16:tensor=f32"), {8}, x, with({}, 4));  // an extension kind
+  ExpectSame(S("u8:affine:block[4]=f16:tensor=f32"), {8}, x, with({}, 4));
+  qscheme::QuantizeOptions te = qscheme::recipe_options(**qscheme::find_recipe("nvidia-nvfp4"), {});
+  std::vector<float> big(64);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i) - 20.5f;
+  ExpectSame(S("nvfp4"), {64}, big, with(te, 10));
+  ExpectSame(S("nvfp4"), {64}, big, with(te, 0));
+  ExpectSame(S("nvfp4"), {4, 16}, big, with({}, 1e-30f));
+}
+
 BOOST_AUTO_TEST_CASE(engines_agree_on_rejections_they_once_disagreed_on) {
   auto S = [](const char* t) { return qscheme::parse_scheme(t).value(); };
   auto same = [](const qscheme::Status& r, const qscheme::Status& f) {

@@ -14,6 +14,7 @@
 #include "scheme/float_bits.hpp"
 #include "tests/support/print_support.hpp"
 #include "reference/reference.hpp"
+#include "scheme/recipes.hpp"
 #include "scheme/text.hpp"
 #include "tests/support/sanitized.hpp"
 
@@ -413,6 +414,75 @@ BOOST_AUTO_TEST_CASE(caller_supplied_scale_errors) {
   // ... but is fine over an all-zero block.
   const auto fine = quantize_ok(one, {4}, {0, -0.0f, 3, 4}, given({0, 1}));
   BOOST_TEST(fine.codes[0] == 0);
+}
+
+// A given global amax fixes the global; each block still follows its own max |x| under it. With
+// amax = 127 * 448 / 16, g = 2 amax / (254 * 448) = 1/16 exactly. Block 0 (max 4): 4 / (127 / 16)
+// = 0.5039 rounds up to the ue4m3 0.5625 (0x31), e = 0.03515625, codes 1, 2, 3, 4 divided by it:
+// 28.44, 56.89, 85.33, 113.78. Block 1 (max 16000, above the amax): 2015.7 saturates at 448
+// (0x7E), e = 28, and its codes clamp at +-127.
+BOOST_AUTO_TEST_CASE(a_given_global_amax_fixes_the_global_and_blocks_above_it_saturate) {
+  QuantizeOptions o;
+  o.global_amax = 127.0f * 448.0f / 16.0f;
+  const auto q = quantize_ok(scheme("q8s:block[4]=ue4m3:tensor=f32"), {8}, {1, 2, 3, 4, 8000, 0, -0.0f, -16000}, o);
+  BOOST_TEST_REQUIRE(q.global_bits.has_value());
+  BOOST_TEST(*q.global_bits == 0x3D800000u);
+  BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0x31, 0x7E}), boost::test_tools::per_element());
+  BOOST_TEST(q.codes == (std::vector<std::int32_t>{28, 57, 85, 114, 127, 0, 0, -127}), boost::test_tools::per_element());
+  // Calibrated, the global follows the data instead (16000 / (127 * 448) rounded up to an f32).
+  const auto c = quantize_ok(scheme("q8s:block[4]=ue4m3:tensor=f32"), {8}, {1, 2, 3, 4, 8000, 0, -0.0f, -16000});
+  BOOST_TEST(*c.global_bits != 0x3D800000u);
+}
+
+// nvidia-nvfp4 under a known amax A = 2688: S = f32(f32(448 * 6) / A) = 1, g = f32(1 / S) = 1,
+// v_j = f32(a_j * f32(1 / 6)). Block 0 (max 12): v = 2 (f32(1/6) * 12 = 2 + 6e-8 rounds to 2),
+// ue4m3 0x40, r = 0.5: 12, -3, 1 give t = 6, -1.5, 0.5, codes 0x7, 0xB, 0x1. Block 1 (max 6000):
+// v = 1000 saturates at 448 (0x7E), r = f32(1 / 448): 6000 gives t = 13.4, clamped to 6 (0x7);
+// 100 gives t = 0.223, below 0.25: +0.
+BOOST_AUTO_TEST_CASE(nvidia_nvfp4_takes_a_known_amax_in_place_of_the_tensors) {
+  const Recipe* r = *find_recipe("nvidia-nvfp4");
+  QuantizeOptions o = recipe_options(*r, {});
+  o.global_amax = 2688.0f;
+  std::vector<float> x(32, 0.0f);
+  x[0] = 12;
+  x[1] = -3;
+  x[2] = 1;
+  x[16] = 6000;
+  x[17] = 100;
+  const auto q = quantize_ok(scheme("nvfp4"), {32}, x, o);
+  BOOST_TEST(*q.global_bits == 0x3F800000u);
+  BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0x40, 0x7E}), boost::test_tools::per_element());
+  std::vector<std::int32_t> want(32, 0);
+  want[0] = 0x7;
+  want[1] = 0xB;
+  want[2] = 0x1;
+  want[16] = 0x7;
+  BOOST_TEST(q.codes == want, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_global_amax_where_it_does_not_apply_is_a_typed_error) {
+  const Scheme one = scheme("q8s:block[2]=f16");
+  const Scheme two = scheme("q8s:block[2]=ue4m3:tensor=f32");
+  const std::vector<float> x{1, 2, 3, 4};
+  const auto status = [&](const Scheme& s, QuantizeOptions o, float amax) {
+    o.global_amax = amax;
+    return reference::quantize(s, std::vector<std::uint64_t>{4}, x, o).status();
+  };
+  BOOST_TEST(status(one, {}, 4.0f).code() == ErrorCode::invalid_argument);
+  BOOST_TEST(status(two, given({1, 1}, 1.0f), 4.0f).code() == ErrorCode::invalid_argument);
+  BOOST_TEST(status(two, opts(Profile::burn), 4.0f).code() == ErrorCode::unsupported_profile);
+  BOOST_TEST(status(two, opts(Profile::exact, Calibration::absmean), 4.0f).code() == ErrorCode::unsupported_profile);
+  for (float bad : {-1.0f, std::nanf(""), INFINITY, -INFINITY}) {
+    const Status st = status(two, {}, bad);
+    BOOST_TEST(st.code() == ErrorCode::invalid_scale);
+    BOOST_TEST(st.message().find("global amax") != std::string::npos);
+  }
+  // -0 is a max |x| of 0: the global is the least normal f32, every block saturates at 448.
+  QuantizeOptions z;
+  z.global_amax = -0.0f;
+  const auto q = quantize_ok(two, {4}, x, z);
+  BOOST_TEST(*q.global_bits == 0x00800000u);
+  BOOST_TEST(q.scale_bits == (std::vector<std::uint32_t>{0x7E, 0x7E}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(given_scales_are_rounded_up_to_their_dtype) {
