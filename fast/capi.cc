@@ -197,6 +197,7 @@ int Quantize(const char* recipe, const char* scheme, const uint64_t* shape, size
       if (options->has_global) g.global = options->global_scale;
       o.scales = std::move(g);
     }
+    if (options && options->has_global_amax) o.global_amax = options->global_amax;
     // The byte count in the recipe's format: ggml's blocks need a layout of their own, whose error
     // comes after quantize's (the C++ API's order).
     const qscheme::ByteFormat format = FormatOf(*r);

@@ -67,6 +67,14 @@ typedef struct qscheme_quantize_options {
    * written is still reported, but out is then unspecified (about twice as fast for one-level
    * block schemes: docs/PERFORMANCE.md). */
   int single_pass;
+  /* A two-level scheme calibrated by minmax (nvfp4) whose max |x| is known ahead (static
+   * calibration, delayed scaling): has_global_amax = 1 and global_amax, from which the global
+   * scale follows by the rules' formula; the block scales still follow the data, in one pass over
+   * x, and blocks above it saturate. Not with given scales or a one-level scheme
+   * (QSCHEME_INVALID_ARGUMENT), nor under the burn profile (QSCHEME_UNSUPPORTED_PROFILE); NaN,
+   * infinite or negative is QSCHEME_INVALID_SCALE. */
+  int has_global_amax;
+  float global_amax;
 } qscheme_quantize_options;
 
 /* Stable kebab-case name of a status ("corrupt-bytes"); "unknown" for other values. */

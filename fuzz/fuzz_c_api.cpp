@@ -39,7 +39,7 @@ constexpr std::size_t kTailBytes = 18;
 constexpr std::uint8_t kNullScheme = 1 << 0, kNullShape = 1 << 1, kNullInput = 1 << 2, kNullGiven = 1 << 3,
                        kNullOut = 1 << 4, kNullOutLen = 1 << 5, kNullErrIndex = 1 << 6, kNullSize = 1 << 7;
 constexpr std::uint8_t kOptGiven = 1 << 0, kOptGlobal = 1 << 1, kOptPresent = 1 << 4, kOptNarrow = 1 << 5,
-                         kOptSinglePass = 1 << 6;
+                         kOptSinglePass = 1 << 6, kOptGlobalAmax = 1 << 7;
 
 struct Tail {
   std::array<std::uint8_t, kTailBytes> b{};
@@ -187,7 +187,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Canaried<float> given(given_held);
     for (std::size_t i = 0; i < given_held; ++i) given.p[i] = next_float();
     qscheme_quantize_options o{profile,      calibration, nullptr, given_count, (opt & kOptGlobal) ? 1 : 0, next_float(),
-                               (opt & kOptSinglePass) ? 1 : 0};
+                               (opt & kOptSinglePass) ? 1 : 0, 0, 0.0f};
+    if (opt & kOptGlobalAmax) {
+      o.has_global_amax = 1;
+      o.global_amax = next_float();
+    }
     if ((opt & kOptGiven) && !(nulls & kNullGiven)) o.given_scales = given.p.get();
     const qscheme_quantize_options* o_ptr = (opt & kOptPresent) ? &o : nullptr;
 
@@ -214,6 +218,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (o.has_global) g.global = o.global_scale;
           qo.scales = g;
         }
+        if (o.has_global_amax) qo.global_amax = o.global_amax;
       }
       if (bad_opt) want = QSCHEME_INVALID_ARGUMENT;
       else if (!parsed.ok()) want = code_of(parsed.status());

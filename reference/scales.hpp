@@ -48,7 +48,8 @@ std::uint32_t round_up_to_dtype(const Quotient& v, ScaleDtype d);
 // The checks of caller-supplied scales (size-mismatch, invalid-scale), in their order.
 Status check_given_scales(const Scheme& s, const Layout& l, const GivenScales& given);
 
-// Every block's scales under rules r: from `given` when set, else calibrated from x. Errors the
+// Every block's scales under rules r: from `given` when set, else calibrated from x (the global
+// of two levels from global_amax, when set, in place of the tensor's max |x|). Errors the
 // rules define for the data: unsupported-profile (Burn's 2 alpha or g * s_j overflowing f32, a
 // torchao-even scale that overflows to NaN), zero-scale-nonzero-input (zero-scale=error).
 // Preconditions: the checks of quantize before this point passed (layout, given scales,

@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(round_trip_matches_cpp) {
   BOOST_TEST(dn == 30u);
   BOOST_TEST((d == qscheme::fast::dequantize(q).value()));
 
-  qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0};
+  qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0, 0, 0.0f};
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
   const float given[] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
   o.given_scales = given;
@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(errors_leave_outputs_untouched) {
   BOOST_TEST(len == 12345u);
   BOOST_TEST(Untouched(out));
   // Bad option values.
-  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0};
+  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0, 0, 0.0f};
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, &o, out.data(), out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
   // Short buffer: size reported, buffer untouched.
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), 9, &len, &idx) == QSCHEME_SIZE_MISMATCH);
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(errors_come_with_the_cpp_message) {
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, nullptr, out.data(), out.size(), nullptr, &idx) ==
              QSCHEME_INVALID_ARGUMENT);
   BOOST_TEST(LastMessage().find("out_len is NULL") != std::string::npos, LastMessage());
-  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0};
+  qscheme_quantize_options o{7, 0, nullptr, 0, 0, 0.0f, 0, 0, 0.0f};
   BOOST_TEST(qscheme_fast_quantize(scheme, shape, 1, x.data(), 8, &o, out.data(), out.size(), &len, &idx) ==
              QSCHEME_INVALID_ARGUMENT);
   BOOST_TEST(LastMessage().find("options->profile is 7") != std::string::npos, LastMessage());
@@ -268,7 +268,7 @@ BOOST_AUTO_TEST_CASE(single_pass_option_gives_the_same_bytes_and_errors) {
   const auto s = qscheme::parse_scheme(scheme).value();
   const auto want = qscheme::fast::encode(qscheme::fast::quantize(s, std::vector<std::uint64_t>{3, 4160}, x).value()).value();
   for (int single : {0, 1}) {
-    qscheme_quantize_options o{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, single};
+    qscheme_quantize_options o{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, single, 0, 0.0f};
     std::vector<std::uint8_t> out(need, kSentinel);
     std::size_t len = 0;
     BOOST_TEST(qscheme_fast_quantize(scheme, shape, 2, x.data(), x.size(), &o, out.data(), out.size(), &len, &idx) == QSCHEME_OK);
@@ -351,7 +351,7 @@ BOOST_AUTO_TEST_CASE(quantize_with_lying_counts) {
       }
       for (std::uint64_t count : Lies(2)) {
         BOOST_TEST_CONTEXT("given_count " << count) {
-          qscheme_quantize_options opt{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, given.data(), count, 0, 0.0f, 0};
+          qscheme_quantize_options opt{QSCHEME_PROFILE_EXACT, QSCHEME_CALIBRATION_MINMAX, given.data(), count, 0, 0.0f, 0, 0, 0.0f};
           Outputs o;
           BOOST_TEST(qscheme_fast_quantize(kLyingScheme, shape.data(), 1, x.data(), x.size(), &opt, o.out.data(), room,
                                            &o.len, &o.idx) == QSCHEME_SIZE_MISMATCH);
@@ -513,7 +513,7 @@ BOOST_AUTO_TEST_CASE(recipes_by_name) {
     BOOST_TEST_CONTEXT(w.recipe) {
       std::vector<std::uint8_t> out(17, kSentinel);
       // options->profile is burn: the recipe's point decides, not it.
-      qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0};
+      qscheme_quantize_options o{QSCHEME_PROFILE_BURN, QSCHEME_CALIBRATION_MINMAX, nullptr, 0, 0, 0.0f, 0, 0, 0.0f};
       BOOST_TEST(qscheme_fast_quantize_recipe(w.recipe, "mxfp4", shape, 1, x.data(), x.size(), &o, out.data(),
                                               out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
       BOOST_TEST(len == 17u);
@@ -592,6 +592,33 @@ BOOST_AUTO_TEST_CASE(nvidia_nvfp4_writes_and_reads_te_bytes) {
                                             out.size(), &len, &idx) == QSCHEME_UNSUPPORTED_PROFILE);
     BOOST_TEST(idx == 0u);
     BOOST_TEST(Untouched(out));
+    // The input's own max |x| as a known global amax: the calibrated bytes. Beside given scales
+    // it is invalid-argument; a NaN one invalid-scale; the output untouched either way.
+    o.has_global_amax = 1;
+    o.global_amax = 6.0f;
+    std::fill(out.begin(), out.end(), kSentinel);
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_INVALID_ARGUMENT);
+    BOOST_TEST(Untouched(out));
+    o.given_scales = nullptr;
+    o.given_count = 0;
+    o.has_global = 0;
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+    BOOST_TEST(out == want, boost::test_tools::per_element());
+    o.global_amax = std::nanf("");
+    std::fill(out.begin(), out.end(), kSentinel);
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_INVALID_SCALE);
+    BOOST_TEST(Untouched(out));
+    // Half of it: the global is twice as fine, and the block scale saturates at 448 (0x7E).
+    o.global_amax = 3.0f;
+    BOOST_TEST(qscheme_fast_quantize_recipe("nvidia-nvfp4", nullptr, shape, 1, x.data(), x.size(), &o, out.data(),
+                                            out.size(), &len, &idx) == QSCHEME_OK, LastMessage());
+    BOOST_TEST(out[8] == 0x7Eu);
+    std::uint32_t g = 0;
+    std::memcpy(&g, out.data() + 9, 4);
+    BOOST_TEST(g == qscheme::f32_bits(1.0f / (2688.0f / 3.0f)));
   }
   std::vector<float> y(16, -1.0f);
   std::size_t n = 0;

@@ -476,6 +476,11 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
       {{"--scheme", "q8s", "--scales", "1,2", "--input", tmp / "x.npy"}, "size-mismatch"},
       {{"--scheme", "q8s", "--scales", "-1", "--input", tmp / "x.npy"}, "invalid-scale"},
       {{"--scheme", "q8s", "--scales", tmp / "i32.npy", "--input", tmp / "x.npy"}, "unsupported-npy"},
+      {{"--scheme", "q8s", "--global-amax", "4", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--global-amax", "x", "--input", tmp / "x.npy"}, "invalid-argument"},
+      {{"--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--global-amax", "-1", "--input", tmp / "x.npy"}, "invalid-scale"},
+      {{"--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--profile", "burn", "--global-amax", "4", "--input", tmp / "x.npy"},
+       "unsupported-profile"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args{"quantize", "--output", out};
@@ -493,6 +498,21 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
   // An output in a directory that does not exist.
   expect_user_error(qscheme_run({"quantize", "--scheme", "q8s", "--input", tmp / "x.npy", "--output", tmp / "no/q.json"}),
                     "io-error");
+  // A known global amax: x's own gives the calibrated tensor; a smaller one other bytes (a
+  // saturated block), the same from both engines.
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--global-amax", "4", "--input",
+                         tmp / "x.npy", "--output", tmp / "amax.json"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--input", tmp / "x.npy", "--output",
+                         tmp / "calibrated.json"}));
+  BOOST_TEST(slurp(tmp / "amax.json") == slurp(tmp / "calibrated.json"));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--global-amax", "1", "--engine",
+                         "reference", "--input", tmp / "x.npy", "--output", tmp / "low.bin"}));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--global-amax", "1", "--input",
+                         tmp / "x.npy", "--output", tmp / "low_fast.bin"}));
+  BOOST_TEST(slurp(tmp / "low.bin") == slurp(tmp / "low_fast.bin"));
+  expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=ue4m3:tensor=f32", "--input", tmp / "x.npy", "--output",
+                         tmp / "calibrated.bin"}));
+  BOOST_TEST(slurp(tmp / "low.bin") != slurp(tmp / "calibrated.bin"));
   // Given scales from a .npy file work.
   write_npy(tmp / "s.npy", {2}, {0.5f, 0.25f});
   expect_ok(qscheme_run({"quantize", "--scheme", "q8s:block[2]=f32", "--scales", tmp / "s.npy", "--input", tmp / "x.npy",
@@ -503,7 +523,8 @@ BOOST_AUTO_TEST_CASE(quantize_errors_write_nothing) {
   // Only the expected files exist: no temporaries left behind.
   int files = 0;
   for (const auto& e : fs::directory_iterator(tmp.dir)) files += e.is_regular_file();
-  BOOST_TEST(files == 7);  // x, f64, i32, junk, q.json (keep), s, given
+  // x, f64, i32, junk, q.json (keep), amax, calibrated (json, bin), low, low_fast, s, given
+  BOOST_TEST(files == 12);
 }
 
 // quantize to .bin takes the fast engine's fused f32 -> bytes path (one pass; no i32 codes):

@@ -40,6 +40,7 @@ struct QuantizeArgs {
   std::optional<std::string> scales;
   std::optional<std::string> global;
   std::optional<std::string> zero_points;
+  std::optional<std::string> global_amax;
   std::optional<std::string> threads;
 };
 
@@ -102,6 +103,11 @@ int run_quantize(const QuantizeArgs& args) {
       given.zero_points = std::move(*z);
     }
     options.scales = std::move(given);
+  }
+  if (args.global_amax) {
+    auto a = parse_f32(*args.global_amax, "--global-amax");
+    if (!a) return report(a.status());
+    options.global_amax = *a;  // the engines check where it applies (check_global_amax)
   }
   if (*recipe) options = recipe_options(**recipe, std::move(options));
 
@@ -171,6 +177,9 @@ void add_quantize(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--zero-points", args->zero_points,
                   "given zero points of an affine scheme (with --scales): a,b,... or a float32 .npy of integers, "
                   "one per scale; none means 0");
+  app->add_option("--global-amax", args->global_amax,
+                  "a two-level scheme's max |x| known ahead (static calibration, delayed scaling): its global "
+                  "scale follows from it, the block scales from the data (one pass; blocks above it saturate)");
   out.push_back({app, [args] { return run_quantize(*args); }});
 }
 

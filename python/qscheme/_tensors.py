@@ -7,7 +7,7 @@ Quantized = _qscheme.Quantized
 
 
 def quantize(x, scheme=None, *, recipe=None, profile=None, engine=None, scales=None, global_scale=None,
-             calibration="minmax", threads=None):
+             global_amax=None, calibration="minmax", threads=None):
     """Quantize a float32 array; returns a :class:`Quantized` (codes, scales, global_scale,
     to_bytes(), dequantize()).
 
@@ -17,12 +17,16 @@ def quantize(x, scheme=None, *, recipe=None, profile=None, engine=None, scales=N
     two). engine: ``fast`` or ``reference`` (bit-identical); by default the fast engine, and the
     reference for a call the fast engine refuses (unsupported-profile: an option it does not run
     under that recipe, such as absmean calibration). scales/global_scale: given scales
-    instead of calibration (one per block, row-major over the block grid). calibration:
-    ``minmax`` or ``absmean``. threads: for this call (0: every core).
+    instead of calibration (one per block, row-major over the block grid). global_amax: for a
+    two-level scheme (nvfp4), the max |x| its global scale follows from, known ahead (static
+    calibration, delayed scaling); the block scales still follow the data, in one pass, and blocks
+    above it saturate. calibration: ``minmax`` or ``absmean``. threads: for this call (0: every
+    core).
     """
     given = None if scales is None else _arrays.f32(scales, "scales").reshape(-1)
     return _qscheme.quantize(_arrays.f32(x, "x"), scheme, recipe=recipe, profile=profile, engine=engine or "",
-                             scales=given, global_scale=global_scale, calibration=calibration, threads=threads)
+                             scales=given, global_scale=global_scale, global_amax=global_amax,
+                             calibration=calibration, threads=threads)
 
 
 def decode(data, scheme=None, shape=None, *, recipe=None, profile=None, byte_format=None, engine=None):

@@ -66,7 +66,7 @@ struct Request {
 Request resolve(const std::optional<std::string>& scheme, const std::optional<std::string>& recipe,
                 const std::optional<std::string>& profile, const std::string& calibration,
                 const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
-                const std::string& engine);
+                const std::optional<float>& global_amax, const std::string& engine);
 
 ErrorCode code_of(const Status& s);
 template <class T>

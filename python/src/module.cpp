@@ -31,7 +31,7 @@ std::vector<std::uint64_t> shape_of(const py::array& a) {
 Request resolve(const std::optional<std::string>& scheme, const std::optional<std::string>& recipe,
                 const std::optional<std::string>& profile, const std::string& calibration,
                 const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
-                const std::string& engine) {
+                const std::optional<float>& global_amax, const std::string& engine) {
   Request rq;
   if (recipe && profile) {
     raise({ErrorCode::invalid_argument, "profile and recipe both choose the rules; give one (the profiles are "
@@ -58,6 +58,7 @@ Request resolve(const std::optional<std::string>& scheme, const std::optional<st
     given.global = global_scale;
     rq.options.scales = std::move(given);
   }
+  rq.options.global_amax = global_amax;
   if (rq.recipe) rq.options = recipe_options(*rq.recipe, std::move(rq.options));
   rq.engine_named = !engine.empty();
   rq.engine = value_or_raise(oracle::find_engine(engine.empty() ? oracle::kDefaultEngine : engine));
@@ -130,8 +131,9 @@ Quantized make_quantized(QuantizedTensor q, const Request& rq) {
 Quantized quantize(const F32Array& x, const std::optional<std::string>& scheme, const std::optional<std::string>& recipe,
                    const std::optional<std::string>& profile, const std::string& engine,
                    const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
-                   const std::string& calibration, const std::optional<int>& threads) {
-  Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, engine);
+                   const std::optional<float>& global_amax, const std::string& calibration,
+                   const std::optional<int>& threads) {
+  Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, global_amax, engine);
   const std::vector<std::uint64_t> shape = shape_of(x);
   const Threads t(threads);
   Result<QuantizedTensor> q = Status();
@@ -148,7 +150,7 @@ Quantized decode(const py::array_t<std::uint8_t, py::array::c_style>& bytes, con
                  const std::vector<std::uint64_t>& shape, const std::optional<std::string>& recipe,
                  const std::optional<std::string>& profile, const std::optional<std::string>& format,
                  const std::string& engine) {
-  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
+  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, std::nullopt, engine);
   const ByteFormat f = byte_format(format, rq);
   Result<QuantizedTensor> q = Status();
   {
@@ -181,7 +183,7 @@ py::array dequantize_bytes(const py::array_t<std::uint8_t, py::array::c_style>& 
                            const std::optional<std::string>& recipe, const std::optional<std::string>& profile,
                            const std::optional<std::string>& format, const std::string& engine,
                            const std::optional<int>& threads) {
-  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, engine);
+  Request rq = resolve(scheme, recipe, profile, "minmax", std::nullopt, std::nullopt, std::nullopt, engine);
   const ByteFormat f = byte_format(format, rq);
   const std::optional<Profile> p = profile_of(rules_of(rq.options));
   const Threads t(threads);
@@ -367,7 +369,8 @@ PYBIND11_MODULE(_qscheme, m) {
       });
 
   m.def("quantize", &quantize, py::arg("x"), py::arg("scheme"), py::kw_only(), py::arg("recipe"), py::arg("profile"),
-        py::arg("engine"), py::arg("scales"), py::arg("global_scale"), py::arg("calibration"), py::arg("threads"));
+        py::arg("engine"), py::arg("scales"), py::arg("global_scale"), py::arg("global_amax"), py::arg("calibration"),
+        py::arg("threads"));
   m.def("decode", &decode, py::arg("data"), py::arg("scheme"), py::arg("shape"), py::kw_only(), py::arg("recipe"),
         py::arg("profile"), py::arg("byte_format"), py::arg("engine"));
   m.def("dequantize_bytes", &dequantize_bytes, py::arg("data"), py::arg("scheme"), py::arg("shape"), py::kw_only(),

@@ -65,7 +65,7 @@ py::tuple check(const F32Array& x, const std::optional<std::string>& scheme, con
                 const std::optional<U8Array>& bytes, const std::optional<std::string>& byte_format_name,
                 const std::optional<F32Array>& values, const std::optional<std::size_t>& max_shown,
                 const std::optional<int>& threads) {
-  const Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, "");
+  const Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, std::nullopt, "");
   oracle::CheckRequest request;
   request.scheme = rq.scheme;
   request.shape = shape_of(x);

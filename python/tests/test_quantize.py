@@ -112,6 +112,28 @@ def test_given_scales_are_used_as_given(rng):
     assert np.array_equal(q.codes, np.clip(np.rint(x / 0.5), -127, 127))
 
 
+def test_a_known_global_amax_sets_the_global_and_blocks_above_it_saturate(rng):
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    top = float(np.abs(x).max())
+    for recipe in ("exact", "nvidia-nvfp4"):
+        calibrated = qscheme.quantize(x, "nvfp4", recipe=recipe)
+        same = qscheme.quantize(x, "nvfp4", recipe=recipe, global_amax=top)
+        assert same.global_bits == calibrated.global_bits
+        assert np.array_equal(same.codes, calibrated.codes)
+        assert np.array_equal(same.scales.bits, calibrated.scales.bits)
+        low = qscheme.quantize(x, "nvfp4", recipe=recipe, global_amax=top / 8)
+        assert low.global_scale < calibrated.global_scale
+        assert low.scales.bits.max() == 0x7E  # 448: the blocks above the amax saturate
+        ref = qscheme.quantize(x, "nvfp4", recipe=recipe, global_amax=top / 8, engine="reference")
+        assert np.array_equal(low.to_bytes(), ref.to_bytes())
+    with pytest.raises(qscheme.InvalidArgument):
+        qscheme.quantize(x, "q8_0", global_amax=top)
+    with pytest.raises(qscheme.InvalidScale):
+        qscheme.quantize(x, "nvfp4", global_amax=float("nan"))
+    with pytest.raises(qscheme.UnsupportedProfile):
+        qscheme.quantize(x, "nvfp4", profile="burn", global_amax=top)
+
+
 def test_views_keep_their_tensor_and_are_read_only(rng):
     import gc
 
