@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -203,6 +204,9 @@ struct Kernel {
   std::size_t input_offset = 0;
   // quantize: the scales are given (QuantizeOptions::scales), the input's own calibrated ones
   bool given = false;
+  // quantize of a two-level scheme with its global amax given (QuantizeOptions::global_amax, the
+  // input's own max |x|): the global known ahead, the block scales calibrated in one pass
+  bool global_amax = false;
   // In cache: kInCacheElements on one thread, warm, against the in-cache probe (the L2-resident
   // baselines), kInCacheCalls calls per timing; not a streaming figure.
   bool in_cache = false;
@@ -336,6 +340,11 @@ inline const std::vector<Kernel>& kernels() {
       // codes from f32 reciprocals (te_nvfp4.hpp).
       {.name = "quantize nvfp4 nvidia-nvfp4", .scheme = "nvfp4", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "nvidia-nvfp4", .two_pass = true},
+      // nvfp4 with its global amax known ahead (delayed scaling, static calibration): one pass.
+      {.name = "quantize nvfp4 global amax", .scheme = "nvfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .global_amax = true},
+      {.name = "quantize nvfp4 nvidia-nvfp4 global amax", .scheme = "nvfp4", .profile = Profile::exact,
+       .direction = Direction::quantize, .api = Api::bytes_single_pass, .global_amax = true, .recipe = "nvidia-nvfp4"},
       // microxcaling: its exponent rule, f32 division and its own minifloat rounding (mx_steps.hpp).
       {.name = "quantize mxfp8 microxcaling", .scheme = "mxfp8", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .recipe = "microxcaling"},
@@ -439,6 +448,11 @@ class KernelRun {
         return;
       }
       options_.scales = std::move(*g);
+    }
+    if (k.direction == Direction::quantize && k.global_amax) {
+      float top = 0;
+      for (float v : x_) top = std::max(top, std::fabs(v));
+      options_.global_amax = top;
     }
     if (k.direction == Direction::quantize) {
       if (k.api == Api::codes) {
