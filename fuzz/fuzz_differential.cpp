@@ -32,7 +32,9 @@ constexpr std::uint8_t kBurn = 1 << 0;          // profile burn (else exact)
 constexpr std::uint8_t kAbsmean = 1 << 1;       // calibration absmean (else minmax)
 constexpr std::uint8_t kGiven = 1 << 2;         // caller-supplied scales instead of calibration
 constexpr std::uint8_t kNarrowData = 1 << 3;    // one payload byte per element: int8 / 4 (else raw f32)
-constexpr std::uint8_t kGivenCountOff = 1 << 4; // one given block scale too many (size-mismatch path)
+constexpr std::uint8_t kGivenCountOff = 1 << 4; // one given block scale too many (size-mismatch path);
+                                                // without kGiven: a global amax (QuantizeOptions::global_amax),
+                                                // the data's own max |x| with kGlobalToggle, else from the payload
 constexpr std::uint8_t kGlobalToggle = 1 << 5;  // global present iff the scheme is NOT two-level
 constexpr std::uint8_t kNarrowScales = 1 << 6;  // one payload byte per given scale: (1 + lo/16) * 2^(hi-8)
 constexpr std::uint8_t kExtraElement = 1 << 7;  // one data element too many (size-mismatch path)
@@ -66,6 +68,7 @@ std::string describe(const qscheme::fuzz::TensorParams& p, const qscheme::Quanti
                   std::to_string(n) + "  profile " + std::string(to_string(o.profile)) + "  calibration " +
                   std::string(to_string(o.calibration)) + "  fast target " + target;
   if (o.rules) s += "\nrules " + format_rules(*o.rules);
+  if (o.global_amax) s += "\nglobal amax " + fuzz::hex32(f32_bits(*o.global_amax));
   if (o.scales) {
     s += "\ngiven block scales (" + std::to_string(o.scales->block.size()) + "):";
     for (std::size_t i = 0; i < o.scales->block.size() && i < 8; ++i) {
@@ -245,6 +248,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     o.scales = std::move(g);
+  } else if (p.flags & kGivenCountOff) {
+    float top = 0;
+    for (float v : x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
+    o.global_amax = (p.flags & kGlobalToggle)    ? top
+                    : (p.flags & kNarrowScales) ? payload.narrow_scale()
+                                                : payload.raw_float();
   }
 
   // Target byte high nibble k > 0: recipes()[(k - 1) % count] instead of the profile, when it

@@ -175,11 +175,28 @@ def te_nvfp4_given_seeds(out):
                 tensor_tail("nvfp4", [2, 16], GIVEN, k | 1))
 
 
+def global_amax_seeds(out):
+    """A known global amax (GIVEN_OFF without GIVEN): the data's own max |x| (GLOBAL_TOGGLE), a
+    quarter of it as a raw f32 after the data (blocks saturate), and 0 as a narrow scale byte; under
+    the exact profile and nvidia-nvfp4 (nibble 10)."""
+    ramp = [(i % 23 - 11) * 0.61 for i in range(128)]
+    quarter = max(abs(v) for v in ramp) / 4
+    for scheme, shape in [("nvfp4", [2, 64]), ("q8s:block[4]=ue4m3:tensor=f32", [8, 16]),
+                          ("e4m3:block[32]=ue4m3:tensor=f32", [4, 32])]:
+        tag = scheme.replace(":", "_")
+        for k in (0, 10):
+            target = (k << 4) | 1
+            out.put(f"global_amax_{k:02d}_{tag}_own", f32s(ramp) + tensor_tail(scheme, shape, GIVEN_OFF | GLOBAL_TOGGLE, target))
+            out.put(f"global_amax_{k:02d}_{tag}_quarter", f32s(ramp) + f32s([quarter]) + tensor_tail(scheme, shape, GIVEN_OFF, target))
+            out.put(f"global_amax_{k:02d}_{tag}_zero", f32s(ramp) + bytes([0]) + tensor_tail(scheme, shape, GIVEN_OFF | NARROW_SCALES, target))
+
+
 def differential(vectors, edge_tool):
     out = Out("fuzz_differential")
     edge_inputs(out, edge_tool)
     recipe_seeds(out)
     te_nvfp4_given_seeds(out)
+    global_amax_seeds(out)
     for v in vectors:
         if v["op"] not in ("quantize", "quantize_given"):
             continue

@@ -719,6 +719,66 @@ RC_BOOST_PROP(fast_matches_reference_on_nvidia_nvfp4_at_its_edges, ()) {
   }
 }
 
+// A known global amax over drawn two-level schemes, shapes and inputs, under the exact profile or
+// nvidia-nvfp4 (where it runs): the input's own max |x| (then the calibrated tensor), a power of
+// two or an ulp beside it (blocks above it saturate; below it the codes need no clamp), 0, or an
+// arbitrary value, now and then a bad one (NaN, negative, infinite) or beside given scales. Both
+// engines give the same tensor or error, and the fused path the same bytes under both policies.
+RC_BOOST_PROP(a_known_global_amax_quantizes_alike_in_both_engines, ()) {
+  Case c;
+  const bool te = *rc::gen::inRange(0, 3) == 0;
+  if (te) {
+    c.scheme = parse_scheme(*rc::gen::element<std::string>("nvfp4", "e2m1:block[16]=ue4m3:tensor=f32",
+                                                           "e4m3:block[32]=ue4m3:tensor=f32",
+                                                           "e2m1:packed-native(0):block[2,8]=ue4m3:tensor=f32"))
+                   .value();
+    fill_recipe_case(c, *find_recipe("nvidia-nvfp4").value());
+  } else {
+    c.scheme = *rc::gen::suchThat(supported_scheme(), [](const Scheme& s) { return s.two_level(); });
+    c.shape = *rc::gen::suchThat(shape_for(c.scheme), [s = c.scheme](const std::vector<std::uint64_t>& sh) {
+      return validate(s, sh).ok();
+    });
+    c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
+  }
+  if (!te && *rc::gen::inRange(0, 3) == 0) {
+    // Rows of several L1 units, where the units stage takes them.
+    c.shape = {*rc::gen::inRange<std::uint64_t>(1, 5), 64 * *rc::gen::inRange<std::uint64_t>(1, 300)};
+    if (!validate(c.scheme, c.shape).ok()) return;
+    c.x = *tensor_for(c.scheme, make_layout(c.scheme, c.shape).value());
+  }
+  const Layout l = make_layout(c.scheme, c.shape).value();
+  float top = 0;
+  for (float v : c.x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
+  const int pick = *rc::gen::inRange(0, 8);
+  const float amax = pick == 0   ? top
+                     : pick == 1 ? std::ldexp(top, *rc::gen::inRange(-12, 13))
+                     : pick == 2 ? std::nextafter(top, *rc::gen::element(0.0f, INFINITY))
+                     : pick == 3 ? *rc::gen::element(0.0f, -0.0f, FLT_MAX, FLT_MIN, 1e-40f)
+                     : pick == 4 ? *rc::gen::element(NAN, -1.0f, INFINITY)
+                                 : std::fabs(*rc::gen::arbitrary<float>());
+  c.options.global_amax = amax;
+  if (*rc::gen::inRange(0, 10) == 0) c.options.profile = Profile::burn;
+  if (*rc::gen::inRange(0, 10) == 0) c.options.scales = GivenScales{std::vector<float>(l.scales, 1.0f), 1.0f};
+  RC_CLASSIFY(te, "nvidia-nvfp4");
+  RC_CLASSIFY(fast::detail::make_bytes_plan(c.scheme, l).fused, "units");
+  RC_LOG() << c << " global amax " << amax << "\n";
+  const auto r = reference::quantize(c.scheme, c.shape, c.x, c.options);
+  RC_TAG(r.ok() ? std::string("accepted") : std::string(to_code(r.status().code())));
+  check_same_result(r, fast::quantize(c.scheme, c.shape, c.x, c.options));
+  if (r.ok() && pick == 0) {
+    QuantizeOptions calibrated = c.options;
+    calibrated.global_amax.reset();
+    RC_ASSERT(reference::quantize(c.scheme, c.shape, c.x, calibrated).value() == *r);
+  }
+  const Result<std::vector<std::uint8_t>> want = r.ok() ? reference::encode(*r) : Result<std::vector<std::uint8_t>>(r.status());
+  require_bytes_under_both_policies(
+      l.total_bytes, want,
+      [&](std::uint8_t* out, std::size_t n, fast::OutputPolicy pol) {
+        return fast::quantize_to_bytes(c.scheme, c.shape, c.x.data(), c.x.size(), c.options, out, n, pol);
+      },
+      [](const std::vector<std::uint8_t>&, fast::OutputPolicy) {});
+}
+
 // Zero given scales over sparse data: both engines name the first offending element in
 // row-major order and its block. With N-D blocks that block is often not the lowest-numbered
 // offending one (classified below), which is where the two rules differ.
