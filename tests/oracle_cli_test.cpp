@@ -115,6 +115,28 @@ BOOST_AUTO_TEST_CASE(exit_statuses_and_json) {
   BOOST_TEST(r.err.find("size-mismatch") != std::string::npos);
 }
 
+// A two-level candidate quantized under a known global amax: check under the same amax finds it
+// identical; calibrated, the global and the scales differ.
+BOOST_AUTO_TEST_CASE(a_candidate_of_a_known_global_amax_is_checked_under_it) {
+  Scratch s;
+  std::vector<float> x(32);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 11) - 4.5f;
+  write_f32(s / "x.npy", {32}, x);
+  Run r = qscheme_run({"quantize", "--recipe", "nvidia-nvfp4", "--global-amax", "2", "--input", s / "x.npy",
+                       "--output", s / "q.bin"});
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+  r = qscheme_run({"check", "--recipe", "nvidia-nvfp4", "--global-amax", "2", "--input", s / "x.npy", "--candidate",
+                   s / "q.bin"});
+  BOOST_TEST(r.status == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("identical") == 0u, r.out);
+  r = qscheme_run({"check", "--recipe", "nvidia-nvfp4", "--input", s / "x.npy", "--candidate", s / "q.bin", "--json"});
+  BOOST_TEST(r.status == 3, r.out << r.err);
+  r = qscheme_run({"check", "--scheme", "q8_0", "--global-amax", "2", "--input", s / "x.npy", "--candidate",
+                   s / "q.bin"});
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err.find("invalid-argument") != std::string::npos, r.err);
+}
+
 // A candidate's scale that is inf or NaN is a difference the report names with its block, not
 // bad input: q8s in blocks of 3 with given scales 1, the candidate's codes the reference's
 // (0 2 2 | 0 -2 3: ties to even) and its second scale inf, then NaN.

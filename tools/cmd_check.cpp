@@ -43,6 +43,7 @@ struct CheckArgs {
   std::optional<std::string> candidate_global;
   std::optional<std::string> scales;
   std::optional<std::string> global;
+  std::optional<std::string> global_amax;
   bool json = false;
   std::size_t max_shown = oracle::CheckRequest{}.max_shown.value();
   bool all = false;
@@ -159,6 +160,11 @@ int run_check(const CheckArgs& a) {
     }
     rq.options.scales = std::move(given);
   }
+  if (a.global_amax) {
+    auto g = parse_f32(*a.global_amax, "--global-amax");
+    if (!g) return report(g.status());
+    rq.options.global_amax = *g;
+  }
   if (*recipe) {
     rq.options = recipe_options(**recipe, std::move(rq.options));
     rq.recipe = (*recipe)->name;
@@ -200,6 +206,8 @@ void add_check(CLI::App& root, std::vector<Command>& out) {
   app->add_option("--candidate-global", args->candidate_global, "the candidate's global scale (two-level)");
   app->add_option("--scales", args->scales, "given scales (as for quantize)");
   app->add_option("--global", args->global, "given global scale of a two-level scheme");
+  app->add_option("--global-amax", args->global_amax,
+                  "the max |x| the candidate's global came from, when it was known ahead (as for quantize)");
   app->add_flag("--json", args->json, "print the report as JSON");
   app->add_option("--max-shown", args->max_shown, "differing elements and blocks listed (default 8)");
   app->add_flag("--all", args->all, "list every differing element and block");

@@ -28,8 +28,8 @@ class Report(dict):
 
 
 def check(x, candidate, scheme=None, *, recipe=None, profile=None, calibration="minmax", scales=None,
-          global_scale=None, candidate_scales=None, candidate_global=None, byte_format=None, max_shown=8,
-          threads=None):
+          global_scale=None, global_amax=None, candidate_scales=None, candidate_global=None, byte_format=None,
+          max_shown=8, threads=None):
     """Compare another implementation's output for input ``x`` with the reference's under a
     profile or a recipe, bit for bit, and diagnose any difference; returns a :class:`Report`.
 
@@ -38,7 +38,9 @@ def check(x, candidate, scheme=None, *, recipe=None, profile=None, calibration="
     for two levels); a tuple ``(codes, scales)`` or ``(codes, scales, global)``; a
     :class:`Quantized`; serialized bytes (``bytes``, ``bytearray``, ``memoryview``: Burn's layout,
     or ggml's blocks under ``byte_format="ggml"`` or a ggml recipe); float32 dequantized values
-    shaped as x. max_shown: differing elements and blocks listed (None: all).
+    shaped as x. global_amax: the max |x| a two-level candidate's global came from, when its
+    implementation knew it ahead (as for :func:`quantize`). max_shown: differing elements and
+    blocks listed (None: all).
     """
     kw = {"codes": None, "candidate_scales": None, "candidate_scale_bits": None, "candidate_global": None,
           "bytes": None, "values": None}
@@ -75,5 +77,5 @@ def check(x, candidate, scheme=None, *, recipe=None, profile=None, calibration="
     given = None if scales is None else _arrays.f32(scales, "scales").reshape(-1)
     text_json, text = _qscheme.check(_arrays.f32(x, "x"), scheme, recipe=recipe, profile=profile,
                                      calibration=calibration, scales=given, global_scale=global_scale,
-                                     byte_format=byte_format, max_shown=max_shown, threads=threads, **kw)
+                                     global_amax=global_amax, byte_format=byte_format, max_shown=max_shown, threads=threads, **kw)
     return Report(json.loads(text_json), text)

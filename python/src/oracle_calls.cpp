@@ -60,12 +60,12 @@ oracle::Candidate candidate_of(const Request& rq, const std::vector<std::uint64_
 py::tuple check(const F32Array& x, const std::optional<std::string>& scheme, const std::optional<std::string>& recipe,
                 const std::optional<std::string>& profile, const std::string& calibration,
                 const std::optional<F32Array>& scales, const std::optional<float>& global_scale,
-                const std::optional<I32Array>& codes, const std::optional<F32Array>& candidate_scales,
+                const std::optional<float>& global_amax, const std::optional<I32Array>& codes, const std::optional<F32Array>& candidate_scales,
                 const std::optional<U32Array>& candidate_scale_bits, const std::optional<float>& candidate_global,
                 const std::optional<U8Array>& bytes, const std::optional<std::string>& byte_format_name,
                 const std::optional<F32Array>& values, const std::optional<std::size_t>& max_shown,
                 const std::optional<int>& threads) {
-  const Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, std::nullopt, "");
+  const Request rq = resolve(scheme, recipe, profile, calibration, scales, global_scale, global_amax, "");
   oracle::CheckRequest request;
   request.scheme = rq.scheme;
   request.shape = shape_of(x);
@@ -136,7 +136,8 @@ py::list hard_cases(const std::string& scheme, const std::vector<std::uint64_t>&
 
 void bind_oracle(py::module_& m) {
   m.def("check", &check, py::arg("x"), py::arg("scheme"), py::kw_only(), py::arg("recipe"), py::arg("profile"),
-        py::arg("calibration"), py::arg("scales"), py::arg("global_scale"), py::arg("codes"), py::arg("candidate_scales"),
+        py::arg("calibration"), py::arg("scales"), py::arg("global_scale"), py::arg("global_amax"), py::arg("codes"),
+        py::arg("candidate_scales"),
         py::arg("candidate_scale_bits"), py::arg("candidate_global"), py::arg("bytes"), py::arg("byte_format"),
         py::arg("values"), py::arg("max_shown"), py::arg("threads"));
   m.def("hard_cases", &hard_cases, py::arg("scheme"), py::arg("shape"), py::arg("seed"));

@@ -126,6 +126,9 @@ def test_a_known_global_amax_sets_the_global_and_blocks_above_it_saturate(rng):
         assert low.scales.bits.max() == 0x7E  # 448: the blocks above the amax saturate
         ref = qscheme.quantize(x, "nvfp4", recipe=recipe, global_amax=top / 8, engine="reference")
         assert np.array_equal(low.to_bytes(), ref.to_bytes())
+        # check compares against the same request, and without the amax finds the global differs.
+        assert qscheme.check(x, low, "nvfp4", recipe=recipe, global_amax=top / 8).identical
+        assert not qscheme.check(x, low, "nvfp4", recipe=recipe).identical
     with pytest.raises(qscheme.InvalidArgument):
         qscheme.quantize(x, "q8_0", global_amax=top)
     with pytest.raises(qscheme.InvalidScale):
