@@ -44,9 +44,18 @@ Result<Target> make_target(const qscheme_kit_target& fns) {
   t.scheme = *s;
   t.options = recipe_options(*t.recipe);
   t.format = t.recipe->format;
-  if (!fns.quantize && !fns.dequantize) {
+  if (!fns.quantize && !fns.dequantize && !fns.quantize_with_global_amax) {
     return Status(ErrorCode::invalid_argument,
-                  "qscheme_kit_target has neither a quantize nor a dequantize kernel: set at least one");
+                  "qscheme_kit_target has no kernel: set quantize, dequantize or quantize_with_global_amax");
+  }
+  if (fns.quantize_with_global_amax) {
+    QuantizeOptions o = t.options;
+    o.global_amax = 1.0f;
+    if (const Status st = check_global_amax(t.scheme, rules_of(o), o); !st.ok()) {
+      return Status(ErrorCode::invalid_argument, "qscheme_kit_target.quantize_with_global_amax under recipe " +
+                                                     std::string(t.recipe->name) + " on " + format_scheme(t.scheme) +
+                                                     ": " + st.message());
+    }
   }
   if (fns.max_rows) t.max_rows = fns.max_rows;
   if (fns.max_cols) t.max_cols = fns.max_cols;
@@ -96,6 +105,10 @@ std::optional<Case> make_case(const Target& t, std::span<const std::uint8_t> byt
     c.x[at] = v;
     ++c.overwritten;
   }
+  float top = 0;
+  for (float v : c.x) top = std::max(top, std::fabs(v));
+  const float share[] = {1.0f, 0.5f, 1.0f / 3.0f, 1.0f / 64.0f, 0.0f, 2.0f};
+  c.global_amax = top * share[data[5] % std::size(share)];
   return c;
 }
 
@@ -115,22 +128,43 @@ std::optional<Finding> run_case(const Target& t, const Case& c) {
   rq.x = c.x;
   rq.options = t.options;
   rq.recipe = std::string(t.recipe->name);
-  auto judge = [&](const char* kernel, const oracle::Candidate& cand) -> std::optional<Finding> {
-    auto report = oracle::check(rq, cand);
+  auto judge = [&](const char* kernel, const oracle::CheckRequest& request,
+                   const oracle::Candidate& cand) -> std::optional<Finding> {
+    auto report = oracle::check(request, cand);
     if (!report) return Finding{kernel, "qscheme check could not compare the output: " + report.status().to_string()};
     if (report->identical) return std::nullopt;
     return Finding{kernel, oracle::to_text(*report)};
   };
+  // A quantize kernel's bytes, written over a recognisable fill (bytes it leaves unwritten show
+  // as differences), against the request.
+  auto judge_bytes = [&](const char* kernel, const oracle::CheckRequest& request,
+                         auto&& call) -> std::optional<Finding> {
+    std::vector<std::uint8_t> out(*size, 0xA5);
+    const int rc = call(out.data(), out.size());
+    if (rc != 0) return failed_call(kernel, rc);
+    auto cand = oracle::candidate_from_bytes(t.scheme, c.shape, std::move(out), rules_of(t.options), t.format);
+    if (!cand) {
+      return Finding{kernel, "its bytes cannot be read as " + format_scheme(t.scheme) + ": " + cand.status().to_string()};
+    }
+    return judge(kernel, request, *cand);
+  };
 
   if (t.fns.quantize) {
-    // A recognisable fill: bytes the kernel leaves unwritten show as differences.
-    std::vector<std::uint8_t> out(*size, 0xA5);
-    const int rc = t.fns.quantize(c.x.data(), rows, cols, out.data(), out.size());
-    if (rc != 0) return failed_call("quantize", rc);
-    auto cand = oracle::candidate_from_bytes(t.scheme, c.shape, std::move(out), rules_of(t.options), t.format);
-    if (!cand) return Finding{"quantize", "its bytes cannot be read as " + format_scheme(t.scheme) + ": " +
-                                              cand.status().to_string()};
-    if (auto f = judge("quantize", *cand)) return f;
+    auto f = judge_bytes("quantize", rq, [&](std::uint8_t* out, std::size_t size) {
+      return t.fns.quantize(c.x.data(), rows, cols, out, size);
+    });
+    if (f) return f;
+  }
+  if (t.fns.quantize_with_global_amax) {
+    // Against the reference under the same amax; an amax it has no output for is skipped.
+    oracle::CheckRequest with = rq;
+    with.options.global_amax = c.global_amax;
+    if (reference::quantize(t.scheme, c.shape, c.x, with.options)) {
+      auto f = judge_bytes("quantize_with_global_amax", with, [&](std::uint8_t* out, std::size_t size) {
+        return t.fns.quantize_with_global_amax(c.x.data(), rows, cols, c.global_amax, out, size);
+      });
+      if (f) return f;
+    }
   }
   if (t.fns.dequantize) {
     auto bytes = reference::encode(*q, t.format);
@@ -140,7 +174,7 @@ std::optional<Finding> run_case(const Target& t, const Case& c) {
     cand.values.assign(n, std::numeric_limits<float>::quiet_NaN());
     const int rc = t.fns.dequantize(bytes->data(), bytes->size(), rows, cols, cand.values.data());
     if (rc != 0) return failed_call("dequantize", rc);
-    if (auto f = judge("dequantize", cand)) return f;
+    if (auto f = judge("dequantize", rq, cand)) return f;
   }
   return std::nullopt;
 }
@@ -149,7 +183,7 @@ std::string describe(const Case& c) {
   constexpr std::size_t kShown = 256;
   std::string s = "input: shape [" + std::to_string(c.shape[0]) + ", " + std::to_string(c.shape[1]) +
                   "], edge-case tensor '" + c.name + "' with " + std::to_string(c.overwritten) +
-                  " element(s) set by the fuzzer; values (%a):";
+                  " element(s) set by the fuzzer, global amax " + std::to_string(c.global_amax) + "; values (%a):";
   char buf[32];
   for (std::size_t i = 0; i < c.x.size() && i < kShown; ++i) {
     std::snprintf(buf, sizeof buf, "%s%a", i % 8 ? " " : "\n  ", static_cast<double>(c.x[i]));

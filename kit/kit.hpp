@@ -38,13 +38,15 @@ struct Case {
   std::vector<std::uint64_t> shape;
   std::vector<float> x;
   std::size_t overwritten = 0;  // elements the fuzzer's bytes set
+  float global_amax = 0;        // what quantize_with_global_amax is given
 };
 
 // The input the bytes describe (any bytes, the empty input too; nothing only when the scheme has
 // no layout for the shape). The first 7 bytes (0 where missing) choose the shape (whole blocks,
 // ggml's 32-element blocks for its byte format), a seed and an edge-case tensor; each 6 bytes
 // after that an element (2 bytes, little-endian, modulo the count) and its f32 value (4 bytes),
-// kept when finite.
+// kept when finite. The seed's high byte also picks the global amax: x's own max |x|, a half, a
+// third or 1/64 of it, 0, or twice it.
 std::optional<Case> make_case(const Target& t, std::span<const std::uint8_t> data);
 
 struct Finding {

@@ -12,5 +12,6 @@ qscheme_kit_target qscheme_kit_target_under_test(void) {
   t.scheme = 0;           /*    NULL: the recipe's first scheme; or e.g. "q8_0" */
   t.quantize = my_quantize;     /* 3. NULL for a kernel you do not have */
   t.dequantize = my_dequantize;
+  /* t.quantize_with_global_amax: a two-level kernel (nvfp4) given the tensor's max |x| ahead */
   return t;
 }

@@ -2,8 +2,11 @@
 // that say what to set, every byte string is a case, and run_case reports a kernel that breaks its
 // recipe (with check's diagnosis) and nothing for one that follows it. The kernels here are
 // written for this test from ggml's scalar q8_0 (recipe ggml-q8_0: d = amax / 127, codes
-// roundf(x * (1 / d)) into int8, d stored as f16), not from qscheme.
+// roundf(x * (1 / d)) into int8, d stored as f16) and TransformerEngine's NVFP4 reference
+// quantizer with its amax input (recipe nvidia-nvfp4), not from qscheme.
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -64,6 +67,69 @@ int q8_0_dequantize(const std::uint8_t* in, std::size_t size, std::uint64_t rows
 
 int failing_quantize(const float*, std::uint64_t, std::uint64_t, std::uint8_t*, std::size_t) { return 5; }
 
+// TransformerEngine's NVFP4 quantizer (reference_nvfp4.py) given the tensor's amax A, in f32:
+// S = min(2688 / A, f32 max), stored g = 1 / S; per 16 elements v = min(a * f32(S * (1 / 6)),
+// f32 max) to the nearest e4m3 (ties to the even pattern, saturating at 448), r = min(1 / (s *
+// g), f32 max); codes of x * r clamped to +-6 by cast_to_fp4x2's thresholds, a zero product +0.
+// Burn's layout: two codes a byte (the first in the low nibble), then the scales, then g.
+bool g_ignore_amax = false;  // the bug: the tensor's own max |x| used instead of A
+
+float e4m3_value(int c) {
+  const int e = c >> 3, m = c & 7;
+  return e == 0 ? std::ldexp(static_cast<float>(m) / 8, -6) : std::ldexp(1 + static_cast<float>(m) / 8, e - 7);
+}
+
+int e4m3_nearest_even(float v) {
+  if (v >= 448) return 0x7E;
+  int best = 0;
+  for (int c = 1; c <= 0x7E; ++c) {
+    const float d = std::fabs(e4m3_value(c) - v), b = std::fabs(e4m3_value(best) - v);
+    if (d < b || (d == b && c % 2 == 0)) best = c;
+  }
+  return best;
+}
+
+int e2m1_code(float t) {
+  const float a = std::min(std::fabs(t), 6.0f);
+  const int m = a <= 0.25f ? 0 : a < 0.75f ? 1 : a <= 1.25f ? 2 : a < 1.75f ? 3 : a <= 2.5f ? 4 : a < 3.5f ? 5 : a <= 5 ? 6 : 7;
+  return t == 0 ? 0 : (std::signbit(t) ? 8 : 0) | m;
+}
+
+int nvfp4_quantize_with_amax(const float* x, std::uint64_t rows, std::uint64_t cols, float amax, std::uint8_t* out,
+                             std::size_t size) {
+  const std::uint64_t n = rows * cols, blocks = n / 16;
+  if (cols % 16 || size != n / 2 + blocks + 4) return 7;
+  float a_tensor = amax;
+  if (g_ignore_amax) {
+    a_tensor = 0;
+    for (std::uint64_t i = 0; i < n; ++i) a_tensor = std::max(a_tensor, std::fabs(x[i]));
+  }
+  const float S = std::min(2688.0f / a_tensor, FLT_MAX);
+  const float g = 1.0f / S, mult = S * (1.0f / 6.0f);
+  std::memset(out, 0, n / 2);
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    float a = 0;
+    for (int j = 0; j < 16; ++j) a = std::max(a, std::fabs(x[b * 16 + j]));
+    const int s = e4m3_nearest_even(std::min(a * mult, FLT_MAX));
+    out[n / 2 + b] = static_cast<std::uint8_t>(s);
+    const float e = e4m3_value(s) * g;
+    const float r = e == 0 ? FLT_MAX : std::min(1.0f / e, FLT_MAX);
+    for (int j = 0; j < 16; ++j) {
+      const std::uint64_t i = b * 16 + j;
+      out[i / 2] = static_cast<std::uint8_t>(out[i / 2] | e2m1_code(x[i] * r) << (i % 2 ? 4 : 0));
+    }
+  }
+  std::memcpy(out + n / 2 + blocks, &g, 4);
+  return 0;
+}
+
+qscheme_kit_target nvfp4_amax_target() {
+  qscheme_kit_target t{};
+  t.recipe = "nvidia-nvfp4";
+  t.quantize_with_global_amax = nvfp4_quantize_with_amax;
+  return t;
+}
+
 qscheme_kit_target ggml_target() {
   qscheme_kit_target t{};
   t.recipe = "ggml-q8_0";
@@ -120,7 +186,10 @@ BOOST_AUTO_TEST_CASE(a_target_that_cannot_run_is_refused_with_what_to_set) {
   t = ggml_target();
   t.quantize = nullptr;
   t.dequantize = nullptr;
-  expect_error(t, "neither a quantize nor a dequantize");
+  expect_error(t, "no kernel");
+  t = ggml_target();
+  t.quantize_with_global_amax = nvfp4_quantize_with_amax;
+  expect_error(t, "two-level");
   t = ggml_target();
   t.max_cols = 16;
   expect_error(t, "less than one block");
@@ -189,6 +258,33 @@ BOOST_AUTO_TEST_CASE(a_dequantize_kernel_is_held_to_the_reference_values) {
   BOOST_REQUIRE(!f.empty());
   BOOST_TEST(f[0].kernel == "dequantize");
   BOOST_TEST(f[0].report.find("DIFFERS") != std::string::npos, f[0].report);
+}
+
+// Every amax the case bytes pick (the seed's high byte), over every edge-case tensor.
+BOOST_AUTO_TEST_CASE(a_known_amax_kernel_is_checked_under_each_amax_the_cases_pick) {
+  const kit::Target t = make(nvfp4_amax_target());
+  std::vector<kit::Finding> found;
+  std::size_t cases = 0;
+  for (bool bug : {false, true}) {
+    g_ignore_amax = bug;
+    found.clear();
+    for (int pick = 0; pick < 6; ++pick) {
+      for (int input = 0; input < 32; ++input) {
+        std::vector<std::uint8_t> bytes = header(2, 3, input);
+        bytes[5] = static_cast<std::uint8_t>(pick);
+        const auto c = kit::make_case(t, bytes);
+        BOOST_REQUIRE(c.has_value());
+        if (auto f = kit::run_case(t, *c)) found.push_back(*f);
+        cases += !bug;
+      }
+    }
+    if (!bug) BOOST_TEST(found.empty(), (found.empty() ? "" : found[0].kernel + ": " + found[0].report));
+  }
+  g_ignore_amax = false;
+  BOOST_TEST(cases == 192u);
+  BOOST_REQUIRE(!found.empty());
+  BOOST_TEST(found[0].kernel == "quantize_with_global_amax");
+  BOOST_TEST(found[0].report.find("DIFFERS from recipe nvidia-nvfp4") != std::string::npos, found[0].report);
 }
 
 BOOST_AUTO_TEST_CASE(a_kernel_that_returns_an_error_is_a_finding) {
