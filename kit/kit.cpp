@@ -108,7 +108,7 @@ std::optional<Case> make_case(const Target& t, std::span<const std::uint8_t> byt
   float top = 0;
   for (float v : c.x) top = std::max(top, std::fabs(v));
   const float share[] = {1.0f, 0.5f, 1.0f / 3.0f, 1.0f / 64.0f, 0.0f, 2.0f};
-  c.global_amax = top * share[data[5] % std::size(share)];
+  c.global_amax = std::min(top * share[data[5] % std::size(share)], std::numeric_limits<float>::max());
   return c;
 }
 

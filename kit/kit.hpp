@@ -46,7 +46,7 @@ struct Case {
 // ggml's 32-element blocks for its byte format), a seed and an edge-case tensor; each 6 bytes
 // after that an element (2 bytes, little-endian, modulo the count) and its f32 value (4 bytes),
 // kept when finite. The seed's high byte also picks the global amax: x's own max |x|, a half, a
-// third or 1/64 of it, 0, or twice it.
+// third or 1/64 of it, 0, or twice it (at most the largest f32).
 std::optional<Case> make_case(const Target& t, std::span<const std::uint8_t> data);
 
 struct Finding {

@@ -97,17 +97,32 @@ def _recipe_scheme(recipe):
     raise qscheme.InvalidArgument(f"give a scheme: recipe {recipe!r} does not name one")
 
 
-def _check(kernel, x, scheme, recipe, profile, max_shown):
-    candidate = kernel(x)
-    return qscheme.check(x, candidate, scheme, recipe=recipe, profile=profile, max_shown=max_shown)
+# A known global amax as a share of the input's own max |x|: itself (the calibrated tensor), below
+# it (blocks above it saturate), 0 (every non-zero block saturates) and above it.
+_AMAX_SHARES = (1.0, 0.5, 1.0 / 3.0, 1.0 / 64.0, 0.0, 2.0)
+
+
+def _amax(x, share):
+    """share times x's max |x|, an f32 (twice the largest f32 is the largest f32)."""
+    return float(np.float32(min(float(np.abs(x).max(initial=0.0)) * share, float(np.finfo(np.float32).max))))
+
+
+def _check(kernel, x, scheme, recipe, profile, max_shown, amax=None):
+    candidate = kernel(x) if amax is None else kernel(x, amax)
+    return qscheme.check(x, candidate, scheme, recipe=recipe, profile=profile, global_amax=amax, max_shown=max_shown)
 
 
 def assert_matches(kernel, scheme=None, *, recipe=None, profile=None, examples=200, shape=None, seed=0,
-                   max_shown=8):
+                   max_shown=8, global_amax=False):
     """Fails (AssertionError with check's report) unless ``kernel(x)`` equals the reference's
     output under the profile or recipe, bit for bit: first on every edge-case tensor for a few
     shapes (or `shape`), then on `examples` inputs from :func:`tensors`, shrunk to a small one
-    by hypothesis when one fails (the edge cases were run before, whole)."""
+    by hypothesis when one fails (the edge cases were run before, whole).
+
+    global_amax=True: a two-level kernel (nvfp4) that takes the tensor's max |x| known ahead,
+    called as ``kernel(x, amax)`` and checked under the same amax (docs/SEMANTICS.md section 4.1):
+    each edge case under its own max |x|, a half, a third and 1/64 of it, 0 and twice it; the
+    drawn inputs under one of these."""
     canonical = qscheme.validate(scheme if scheme is not None else _recipe_scheme(recipe))["scheme"]
     if shape is not None:
         fixed = [tuple(shape)]
@@ -118,15 +133,19 @@ def assert_matches(kernel, scheme=None, *, recipe=None, profile=None, examples=2
         for case in qscheme.hard_cases(canonical, s, seed):
             if case.scales is not None or not _finite(case.x):
                 continue
-            report = _check(kernel, case.x, canonical, recipe, profile, max_shown)
-            if not report.identical:
-                raise AssertionError(f"{canonical}, edge case '{case.name}', shape {s}:\n{report.text}")
+            for amax in [_amax(case.x, share) for share in _AMAX_SHARES] if global_amax else [None]:
+                report = _check(kernel, case.x, canonical, recipe, profile, max_shown, amax)
+                if not report.identical:
+                    under = "" if amax is None else f", global amax {amax!r}"
+                    raise AssertionError(f"{canonical}, edge case '{case.name}', shape {s}{under}:\n{report.text}")
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-    @given(tensors(canonical, shape, hard_cases=False))
-    def matches(x):
-        report = _check(kernel, x, canonical, recipe, profile, max_shown)
-        assert report.identical, f"{canonical}, shape {x.shape}:\n{report.text}"
+    @given(tensors(canonical, shape, hard_cases=False), st.sampled_from(_AMAX_SHARES) if global_amax else st.just(1.0))
+    def matches(x, share):
+        amax = _amax(x, share) if global_amax else None
+        report = _check(kernel, x, canonical, recipe, profile, max_shown, amax)
+        under = "" if amax is None else f", global amax {amax!r}"
+        assert report.identical, f"{canonical}, shape {x.shape}{under}:\n{report.text}"
 
     matches()

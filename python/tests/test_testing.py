@@ -41,6 +41,17 @@ def test_a_tie_rounding_bug_is_found_and_shrunk():
     assert "ties" in text  # the diagnosis names the rounding rule that reproduces the kernel
 
 
+def test_a_known_amax_kernel_is_checked_under_the_amax_it_is_given():
+    def nvfp4(x, amax):
+        return qscheme.quantize(x, "nvfp4", recipe="nvidia-nvfp4", global_amax=amax).to_bytes()
+
+    assert_matches(nvfp4, recipe="nvidia-nvfp4", examples=10, shape=(2, 32), global_amax=True)
+    with pytest.raises(AssertionError) as e:  # a kernel that finds the amax itself
+        assert_matches(lambda x, amax: nvfp4(x, None), recipe="nvidia-nvfp4", examples=10, shape=(2, 32),
+                       global_amax=True)
+    assert "global amax" in str(e.value) and "DIFFERS from recipe nvidia-nvfp4" in str(e.value)
+
+
 def test_the_strategy_shrinks_to_a_small_input():
     failing = []
 
