@@ -845,7 +845,8 @@ BOOST_AUTO_TEST_CASE(a_qscheme_target_the_build_lacks_stops_every_command) {
 }
 
 // --rows runs the kernel rows whose names hold a part, with the baselines they are compared with:
-// nvidia-nvfp4's row alone, with its ratio to the two-pass bound.
+// nvidia-nvfp4's rows alone, the calibrated one with its ratio to the two-pass bound, the one of a
+// known global amax (one pass) without.
 BOOST_AUTO_TEST_CASE(bench_rows_selects_kernel_rows) {
   const Run r = qscheme_run({"bench", "--json", "--mib", "1", "--reps", "1", "--threads", "1", "--evict-mib", "1",
                              "--rows", "nvfp4 nvidia;no such row"});
@@ -858,10 +859,13 @@ BOOST_AUTO_TEST_CASE(bench_rows_selects_kernel_rows) {
                                           "baseline two-pass read4 read4 write0.5",
                                           "baseline two-pass prefetched",
                                           "baseline two-pass block maxima",
-                                          "quantize nvfp4 nvidia-nvfp4"};
+                                          "quantize nvfp4 nvidia-nvfp4",
+                                          "quantize nvfp4 nvidia-nvfp4 global amax"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const auto rows = nlohmann::json::parse(r.out);
-  BOOST_TEST(rows.back()["ratio_to_two_pass"].get<double>() > 0.0);
+  BOOST_REQUIRE(rows.size() == expected.size());
+  BOOST_TEST(rows[rows.size() - 2]["ratio_to_two_pass"].get<double>() > 0.0);
+  BOOST_TEST(!rows.back().contains("ratio_to_two_pass"));
 }
 
 BOOST_AUTO_TEST_CASE(bench_json_rows) {
