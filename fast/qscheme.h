@@ -63,8 +63,9 @@ typedef struct qscheme_quantize_options {
   int has_global;
   float global_scale;
   /* 0 (default): the input is checked before the first byte of out is written, so every error
-   * leaves out untouched. 1: one pass over x; a NaN or infinity found after part of out was
-   * written is still reported, but out is then unspecified (about twice as fast for one-level
+   * leaves out untouched. 1: one pass over x; a data error found after part of out was written
+   * (a NaN or infinity, a zero given scale over a non-zero value, an overflow of Burn's f32
+   * steps) is still reported, but out is then unspecified (about twice as fast for one-level
    * block schemes: docs/PERFORMANCE.md). */
   int single_pass;
   /* A two-level scheme calibrated by minmax (nvfp4) whose max |x| is known ahead (static

@@ -62,8 +62,10 @@ Result<Call> prepare(const Scheme& scheme, Shape shape, std::size_t n, const Qua
   if (!point) return point.status();
   QSCHEME_RETURN_IF_ERROR(layout());
   if (opt.global_amax) {
-    // The reference's order: given scales, then the rules (point_of), then the global amax.
+    // The reference's order: given scales, the rules (a profile's own refusals too, which the
+    // stages report otherwise), then the global amax.
     if (opt.scales) QSCHEME_RETURN_IF_ERROR(detail::check_given_scales(*opt.scales, *l, scheme.two_level()));
+    QSCHEME_RETURN_IF_ERROR(validate_rules(rules_of(opt), scheme, opt.calibration, opt.scales.has_value()));
     QSCHEME_RETURN_IF_ERROR(check_global_amax(scheme, rules_of(opt), opt));
   }
   Call c{std::move(*l), std::move(*point), {}};
