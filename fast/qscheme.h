@@ -64,8 +64,9 @@ typedef struct qscheme_quantize_options {
   float global_scale;
   /* 0 (default): the input is checked before the first byte of out is written, so every error
    * leaves out untouched. 1: one pass over x; a data error found after part of out was written
-   * (a NaN or infinity, a zero given scale over a non-zero value, an overflow of Burn's f32
-   * steps) is still reported, but out is then unspecified (about twice as fast for one-level
+   * (a NaN or infinity in x, a given block scale that is NaN, infinite or negative, which each
+   * unit checks as it reads it, a zero given scale over a non-zero value, an overflow of Burn's
+   * f32 steps) is still reported, but out is then unspecified (about twice as fast for one-level
    * block schemes: docs/PERFORMANCE.md). */
   int single_pass;
   /* A two-level scheme calibrated by minmax (nvfp4) whose max |x| is known ahead (static

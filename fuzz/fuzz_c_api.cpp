@@ -250,8 +250,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_ASSERT_MSG(out.untouched_from(out_len), c + ": wrote past out_len");
     } else {
       // single_pass may have written units before a data error (qscheme.h), never past them.
-      const bool data_error = st == QSCHEME_NON_FINITE_INPUT || st == QSCHEME_ZERO_SCALE_NONZERO_INPUT ||
-                              st == QSCHEME_UNSUPPORTED_PROFILE;
+      const bool data_error = st == QSCHEME_NON_FINITE_INPUT || st == QSCHEME_INVALID_SCALE ||
+                              st == QSCHEME_ZERO_SCALE_NONZERO_INPUT || st == QSCHEME_UNSUPPORTED_PROFILE;
       const bool partial_ok = o_ptr && o.single_pass && data_error && layout;
       FUZZ_ASSERT_MSG(out.untouched_from(partial_ok ? std::min<std::size_t>(cap, layout->total_bytes) : 0),
                       c + ": output buffer written on error");
