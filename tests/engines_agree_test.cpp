@@ -715,6 +715,9 @@ BOOST_AUTO_TEST_CASE(global_amax_rejections_match_the_reference) {
   ExpectSame(S(two), {8}, x, with(bad_given, 4));
   ExpectSame(S(two), {8}, x, with(burn, 4));
   ExpectSame(S(two), {8}, x, with(absmean, 4));
+  qscheme::QuantizeOptions burn_absmean = burn;
+  burn_absmean.calibration = Calibration::absmean;
+  ExpectSame(S(two), {8}, x, with(burn_absmean, 4));  // the profile's own refusal first
   ExpectSame(S(two), {8}, x, with({}, -1));
   ExpectSame(S(two), {8}, x, with({}, std::nanf("")));
   ExpectSame(S(two), {8}, x, with({}, INFINITY));
