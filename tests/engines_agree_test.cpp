@@ -305,6 +305,30 @@ void CheckCorruptBytes(const qscheme::Scheme& s, const Where& w, std::mt19937& r
   }
 }
 
+// Case c (its expectations computed) again under a given global amax, by turn % 4: the input's own
+// finite max |x|, which must give c's tensor; `below` times it (blocks saturate); 0; `above`
+// times it. Its expectations computed.
+Case UnderGlobalAmax(const qscheme::Scheme& s, const Case& c, std::size_t turn, float below, float above) {
+  float top = 0;
+  for (float v : c.input->x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
+  Case a;
+  a.shape = c.shape;
+  a.layout = c.layout;
+  a.input = c.input;
+  a.options = c.options;
+  a.by_reference = c.by_reference;
+  a.fused = c.fused;
+  a.from_shape_set = c.from_shape_set;
+  const float amax[] = {top, top * below, 0.0f, top * above};
+  a.options.global_amax = amax[turn % 4];
+  a.what = c.what + " global amax " + std::to_string(*a.options.global_amax);
+  Expect(s, a);
+  if (turn % 4 == 0 && c.q->ok()) {
+    BOOST_TEST_CONTEXT(a.what) { BOOST_TEST((a.q->value() == c.q->value())); }
+  }
+  return a;
+}
+
 struct Counts {
   std::size_t schemes = 0, cases = 0, by_reference = 0, fused = 0, reference_checked = 0, corrupt = 0;
 };
@@ -350,25 +374,7 @@ std::vector<Case> CasesOf(const qscheme::Scheme& s, std::size_t si,
           c.what = in.name + " " + std::string(qscheme::to_string(p)) + " " + std::string(qscheme::to_string(cal));
           Expect(s, c);
           if (s.two_level() && p == Profile::exact && cal == Calibration::minmax && !in.scales) {
-            // The same under a given global amax: the tensor's own (which must give the
-            // calibrated tensor), below it (blocks saturate), 0, or above it, turning with the
-            // scheme and input.
-            float top = 0;
-            for (float v : in.x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
-            const int turn = static_cast<int>((ii + si) % 4);
-            Case a = c;
-            a.options.global_amax = turn == 0 ? top : turn == 1 ? top * 0.375f : turn == 2 ? 0.0f : top * 4.0f;
-            a.what += " global amax " + std::to_string(*a.options.global_amax);
-            a.q.reset();
-            a.bytes.reset();
-            a.deq.reset();
-            a.decoded.reset();
-            a.deq_from_bytes.clear();
-            Expect(s, a);
-            if (turn == 0 && std::isfinite(top) && c.q->ok()) {
-              BOOST_TEST_CONTEXT(a.what) { BOOST_TEST((a.q->value() == c.q->value())); }
-            }
-            cases.push_back(std::move(a));
+            cases.push_back(UnderGlobalAmax(s, c, ii + si, 0.375f, 4.0f));
           }
           cases.push_back(std::move(c));
         }
@@ -568,24 +574,8 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_for_every_recipe_it_runs) {
           }
           std::vector<Case> runs_of{c};
           if (s.two_level() && !inputs[ii].scales) {
-            // Under a given global amax too (nvidia-nvfp4's known amax): the input's own, a third
-            // of it, 0 or three times it, turning with input and shape.
-            float top = 0;
-            for (float v : inputs[ii].x) top = std::isfinite(v) ? std::max(top, std::fabs(v)) : top;
-            const int turn = static_cast<int>((ii + hi) % 4);
-            Case a = c;
-            a.options.global_amax = turn == 0 ? top : turn == 1 ? top / 3.0f : turn == 2 ? 0.0f : top * 3.0f;
-            a.what += " global amax " + std::to_string(*a.options.global_amax);
-            a.q.reset();
-            a.bytes.reset();
-            a.deq.reset();
-            a.decoded.reset();
-            a.deq_from_bytes.clear();
-            Expect(s, a);
-            if (turn == 0 && c.q->ok()) {
-              BOOST_TEST_CONTEXT(a.what) { BOOST_TEST((a.q->value() == c.q->value())); }
-            }
-            runs_of.push_back(std::move(a));
+            // nvidia-nvfp4's known amax too.
+            runs_of.push_back(UnderGlobalAmax(s, c, ii + hi, 1.0f / 3.0f, 3.0f));
             ++cases;
           }
           for (const Case& rc : runs_of) {
