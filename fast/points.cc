@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,7 +87,9 @@ ScalePick pick_of(const Rules& r) {
 
 Result<Point> point_of(const Scheme& s, const QuantizeOptions& options) {
   Point p;
-  p.options = {options.profile, options.calibration, options.scales ? &*options.scales : nullptr, options.global_amax};
+  // A global amax of -0 as +0, once for every stage (check_global_amax admits no other sign).
+  p.options = {options.profile, options.calibration, options.scales ? &*options.scales : nullptr,
+               options.global_amax ? std::optional<float>(std::fabs(*options.global_amax)) : std::nullopt};
   if (!options.rules) return p;
   const Rules& r = *options.rules;
   // A profile's point runs as the profile, whose own checks are validate_rules' for it.

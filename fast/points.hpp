@@ -34,8 +34,8 @@ struct PointOptions {
   Profile profile = Profile::exact;
   Calibration calibration = Calibration::minmax;
   const GivenScales* scales = nullptr;
-  // QuantizeOptions::global_amax (checked by check_global_amax): the max |x| a two-level scheme's
-  // global follows from, in place of the tensor's.
+  // QuantizeOptions::global_amax (checked by check_global_amax), -0 as +0: the max |x| a
+  // two-level scheme's global follows from, in place of the tensor's.
   std::optional<float> global_amax;
 };
 

@@ -79,7 +79,7 @@ Units quantize_units(const Scheme& scheme, const Layout& l, const BytesPlan& p, 
   // A given global amax fixes the global before the first unit: one pass, each unit's blocks
   // calibrated under it as a one-level scheme's are.
   const bool amax_given = p.two && options.global_amax.has_value();
-  const std::uint32_t amax_bits = amax_given ? scalar::f32_bits(*options.global_amax) & 0x7FFFFFFFu : 0;  // -0 as 0
+  const std::uint32_t amax_bits = amax_given ? scalar::f32_bits(*options.global_amax) : 0;
   const bool prepass = policy == OutputPolicy::untouched_on_error || (!given && (uniform || (p.two && !amax_given))) ||
                        p.bw > p.chunk;
   // Given block scales in one pass: each unit checks its own (unit_scales) as it reads them.

@@ -66,7 +66,7 @@ Status quantize_whole(const Scheme& scheme, const Layout& l, const float* x, con
     } else {
       std::uint32_t top = 0;
       for (std::uint32_t m : bmax) top = std::max(top, m);
-      if (opt.global_amax) top = scalar::f32_bits(*opt.global_amax) & 0x7FFFFFFFu;  // the given one (-0 as 0)
+      if (opt.global_amax) top = scalar::f32_bits(*opt.global_amax);  // the given one
       t = te_nvfp4_global(top, scheme.value);
       te_nvfp4_blocks(kf, t, bmax.data(), nb, scale_bits, r.data());
     }

@@ -112,7 +112,7 @@ Status block_scales(const ScaleRule& r, const kernels::Kernels& kf, const Layout
       } else {
         float amax = 0;
         for (std::uint64_t j = 0; j < nb; ++j) amax = std::max(amax, alpha_f(j));
-        if (r.global_amax) amax = std::fabs(*r.global_amax);  // the given one (-0 as 0)
+        if (r.global_amax) amax = *r.global_amax;  // the given one
         gval = exact_global_from_max(amax, W, r.Dmax);
       }
       // minmax: the scales come from the SIMD kernel below (vector_scales).
