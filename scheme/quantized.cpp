@@ -1,5 +1,6 @@
 #include "scheme/quantized.hpp"
 
+#include <cmath>
 #include <iterator>
 
 #include "scheme/errors.hpp"
@@ -82,7 +83,7 @@ Status check_global_amax(const Scheme& s, const Rules& r, const QuantizeOptions&
         "give both levels of scales");
   }
   const float a = *options.global_amax;
-  if (!(a >= 0.0f) || a > 3.40282347e38f) return errors::invalid_global_amax(a);
+  if (!std::isfinite(a) || a < 0.0f) return errors::invalid_global_amax(a);  // -0 passes: it is 0
   return {};
 }
 
