@@ -140,22 +140,35 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
   (void)odd;
 #endif
 
-  // The C codes of the bytes at src (column col of the unit) into dst.
-  auto values = [&](const std::uint8_t* HWY_RESTRICT src, std::size_t col, float* HWY_RESTRICT dst, auto kTail)
-                    QSCHEME_INLINE_LAMBDA {
+  // The C codes of the bytes at src (column col of the unit), whose 4N bytes are in `raw`, into
+  // dst.
+  auto values = [&](hn::Vec<decltype(d8)> raw, const std::uint8_t* HWY_RESTRICT src, std::size_t col,
+                    float* HWY_RESTRICT dst, auto kTail) QSCHEME_INLINE_LAMBDA {
+    // The four quarters of raw, each made into its vectors by quarter(q, kQ).
+    auto quarters = [&](auto quarter) QSCHEME_INLINE_LAMBDA {
+      quarter(QuarterOf<0>(d8, raw), std::integral_constant<std::size_t, 0>());
+      quarter(QuarterOf<1>(d8, raw), std::integral_constant<std::size_t, 1>());
+      quarter(QuarterOf<2>(d8, raw), std::integral_constant<std::size_t, 2>());
+      quarter(QuarterOf<3>(d8, raw), std::integral_constant<std::size_t, 3>());
+    };
     if constexpr (!kNibbles) {
-      for (std::size_t v = 0; v < 4; ++v) hn::StoreU(scaled(CodeValuesOf<kKind>(df, src + v * N, c), col, v, kTail), df, dst + v * N);
+      (void)src;
+      quarters([&](auto q, auto kQ) QSCHEME_INLINE_LAMBDA {
+        constexpr std::size_t v = decltype(kQ)::value;
+        hn::StoreU(scaled(CodeValuesOfBytes<kKind>(df, q, c), col, v, kTail), df, dst + v * N);
+      });
     } else {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
       if constexpr (sizeof(values16) == sizeof(hn::Vec<decltype(df)>().raw)) {
         const hn::Rebind<std::uint32_t, decltype(df)> du;
-        for (std::size_t v = 0; v < 8; v += 2) {
-          const auto raw = hn::PromoteTo(du, hn::LoadU(hn::Rebind<std::uint8_t, decltype(df)>(), src + v * N / 2));
-          const __m512 lo = _mm512_permutexvar_ps(raw.raw, values16);
-          const __m512 hi = _mm512_permutexvar_ps(hn::ShiftRight<4>(raw).raw, values16);
+        quarters([&](auto q, auto kQ) QSCHEME_INLINE_LAMBDA {
+          constexpr std::size_t v = 2 * decltype(kQ)::value;
+          const auto wide = hn::PromoteTo(du, q);
+          const __m512 lo = _mm512_permutexvar_ps(wide.raw, values16);
+          const __m512 hi = _mm512_permutexvar_ps(hn::ShiftRight<4>(wide).raw, values16);
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, even, hi)}, col, v, kTail), df, dst + v * N);
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, odd, hi)}, col, v + 1, kTail), df, dst + (v + 1) * N);
-        }
+        });
         return;
       }
 #endif
@@ -178,16 +191,18 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
   std::size_t i = 0;
   for (; i + C <= len; i += C) {
     const std::uint8_t* src = bytes + i / kPer;
-    gather(hn::LoadU(d8, src));
-    values(src, i, out + i, std::false_type());
+    const auto raw = hn::LoadU(d8, src);
+    gather(raw);
+    values(raw, src, i, out + i, std::false_type());
   }
   if (i < len) {
     // The rest through buffers: field 0, the padding, is a code of every kind.
     HWY_ALIGN std::uint8_t src[HWY_MAX_BYTES] = {};
     HWY_ALIGN float o[2 * HWY_MAX_BYTES];  // C <= 8N floats
     std::memcpy(src, bytes + i / kPer, (len - i) / kPer);
-    gather(hn::Load(d8, src));
-    values(src, i, o, std::true_type());
+    const auto raw = hn::Load(d8, src);
+    gather(raw);
+    values(raw, src, i, o, std::true_type());
     std::memcpy(out + i, o, (len - i) * sizeof(float));
   }
   return all_good();
