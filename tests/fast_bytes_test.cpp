@@ -104,6 +104,53 @@ BOOST_AUTO_TEST_CASE(fused_bytes_do_not_depend_on_threads) {
   BOOST_REQUIRE(fast::set_threads(1).ok());
 }
 
+// dequantize_from_bytes takes each thread's units in one call of the kernel when the rows follow
+// each other in bytes and scales (fast/dequantize.cc): on 1-3 threads, so that a thread starts
+// on a later row, it gives decode + the reference's dequantize, and the reference's error for a
+// code no kind has in a late row (one set to 0x80, or 0xFF for minifloats; e2m1 has none).
+BOOST_AUTO_TEST_CASE(fused_dequantize_does_not_depend_on_threads) {
+  const std::vector<std::vector<std::uint64_t>> shapes = {{64, 1024}, {37, 1000}, {3, 7, 2048}, {97, 512}};
+  const char* schemes[] = {"q8_0", "q4_0", "mxfp8", "mxfp4", "nvfp4", "q8s", "q8s:block[48]=f16"};
+  std::mt19937 rng(5);
+  int bad_codes_seen = 0;
+  for (const char* text : schemes) {
+    const auto s = qscheme::parse_scheme(text).value();
+    for (const auto& shape : shapes) {
+      const auto l = qscheme::make_layout(s, shape);
+      if (!l.ok()) continue;
+      std::vector<float> x(l->elements);
+      for (auto& v : x) v = std::normal_distribution<float>(0.0f, 3.0f)(rng);
+      BOOST_REQUIRE(fast::set_threads(1).ok());
+      std::vector<std::uint8_t> good(l->total_bytes);
+      BOOST_TEST_REQUIRE(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, good.data(), good.size()).ok());
+      std::vector<std::uint8_t> bad = good;
+      const bool mini = qscheme::info(s.value).is_float;
+      bad[l->value_bytes - l->value_bytes / 5] = mini ? 0xFF : 0x80;
+      for (const auto* bytes : {&good, &bad}) {
+        const auto q = qscheme::reference::decode(s, shape, *bytes);
+        const auto want = q ? qscheme::reference::dequantize(*q) : qscheme::Result<std::vector<float>>(q.status());
+        if (bytes == &bad && !want.ok()) ++bad_codes_seen;
+        for (unsigned th : {1u, 2u, 3u}) {
+          BOOST_REQUIRE(fast::set_threads(th).ok());
+          for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+            std::vector<float> got(l->elements, -1.0f);
+            const auto st = fast::dequantize_from_bytes(s, shape, bytes->data(), bytes->size(), qscheme::Profile::exact,
+                                                        got.data(), got.size(), pol);
+            BOOST_TEST_CONTEXT(text << " shape " << shape.size() << "-D " << l->elements << " threads " << th
+                                    << (bytes == &bad ? " bad code" : "") << " untouched "
+                                    << (pol == fast::OutputPolicy::untouched_on_error)) {
+              BOOST_TEST(st.to_string() == (want ? qscheme::Status() : want.status()).to_string());
+              if (st.ok() && want.ok()) BOOST_TEST((qscheme::f32_bits(got) == qscheme::f32_bits(*want)));
+            }
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(bad_codes_seen >= 15);  // q8_0, q4_0, mxfp8, q8s, q8s:block[48] on every shape they take
+  BOOST_REQUIRE(fast::set_threads(1).ok());
+}
+
 // Given scales go through scales_from_max as maxima with wg = 2 (quantize_units.cc): c is the
 // given value rounded up to the grid, e = c * g under any f32 global, inv = InvF32(e).
 BOOST_AUTO_TEST_CASE(scales_from_max_rounds_given_scales_up_on_every_target) {

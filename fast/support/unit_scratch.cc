@@ -32,6 +32,7 @@ void release_unit_scratch() noexcept {
 
 UnitScratch::UnitScratch(std::size_t bytes) {
   if (bytes > SIZE_MAX - 64) throw std::bad_alloc();
+  if (bytes == 0) return;
   if (kept.busy) {
     p_ = static_cast<std::uint8_t*>(aligned_block(bytes));
     own_ = true;
@@ -48,6 +49,7 @@ UnitScratch::UnitScratch(std::size_t bytes) {
 }
 
 UnitScratch::~UnitScratch() {
+  if (p_ == nullptr) return;
   if (own_) {
     std::free(p_);
   } else {

@@ -16,6 +16,7 @@ void release_unit_scratch() noexcept;
 class UnitScratch {
  public:
   // At least `bytes` bytes, 64-byte aligned, uninitialised; throws std::bad_alloc as new[] does.
+  // None for 0 bytes (data() null): the thread's block stays free for another user.
   explicit UnitScratch(std::size_t bytes);
   UnitScratch(const UnitScratch&) = delete;
   UnitScratch& operator=(const UnitScratch&) = delete;
