@@ -136,6 +136,54 @@ RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
   RC_ASSERT(same_f32_bits(fast::dequantize(*r).value(), reference::dequantize(*r).value()));
 }
 
+// Serialized tensors above the 2^15 elements below which a call stays on its thread, dequantized
+// fused on 1-3 threads: each thread's share of the rows (one call of the kernel where rows follow
+// each other in bytes and scales, unit by unit where they do not) gives the reference's values,
+// and a code no kind has, set in any row, the reference's error.
+RC_BOOST_PROP(fused_dequantize_on_threads_gives_the_reference_values, ()) {
+  static const std::vector<std::string> kSchemes = {"q8_0", "q4_0", "mxfp8", "mxfp4", "nvfp4", "q8s", "q8s:block[64]=bf16",
+                                         "q4s:packed-u32(1):block[32]=f16", "e5m2:block[32]=ue8m0",
+                                         "e4m3:block[16]=ue4m3:tensor=f32", "q8f:block[48]=f32"};
+  const std::string text = *rc::gen::elementOf(kSchemes);
+  const Scheme s = parse_scheme(text).value();
+  const std::uint64_t L = *rc::gen::element<std::uint64_t>(512, 1000, 1024, 2048, 2080, 3000, 4096);
+  const std::vector<std::uint64_t> shape{(32768 + L - 1) / L + *rc::gen::inRange<std::uint64_t>(0, 7), L};
+  RC_PRE(validate(s, shape).ok());
+  const Layout l = make_layout(s, shape).value();
+  std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
+  std::vector<float> x(l.elements);
+  for (auto& v : x) v = std::normal_distribution<float>(0.0f, 4.0f)(rng);
+  std::vector<std::uint8_t> bytes(l.total_bytes);
+  RC_ASSERT(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, bytes.data(), bytes.size()).ok());
+  if (*rc::gen::inRange(0, 3) == 0) {
+    bytes[*rc::gen::inRange<std::size_t>(0, l.value_bytes)] = *rc::gen::element<std::uint8_t>(0x80, 0xFF, 0x7F, 0x88, 0xF8);
+  }
+  const auto q = reference::decode(s, shape, bytes);
+  const auto want = q ? reference::dequantize(*q) : Result<std::vector<float>>(q.status());
+  const unsigned th = *rc::gen::element(1u, 2u, 3u);
+  RC_LOG() << text << " [" << shape[0] << ", " << L << "] threads " << th << " "
+           << (want ? "valid" : want.status().to_string()) << "\n";
+  struct OneThreadAfter {
+    ~OneThreadAfter() { (void)fast::set_threads(1); }
+  } reset;
+  RC_ASSERT(fast::set_threads(th).ok());
+  for (auto pol : {fast::OutputPolicy::untouched_on_error, fast::OutputPolicy::single_pass}) {
+    std::vector<float> got(l.elements, -1.0f);
+    const Status st = fast::dequantize_from_bytes(s, shape, bytes.data(), bytes.size(), Profile::exact, got.data(),
+                                                  got.size(), pol);
+    RC_ASSERT(st.ok() == want.ok());
+    if (!st.ok()) {
+      RC_ASSERT(st.code() == want.status().code());
+      RC_ASSERT(st.index() == want.status().index());
+      if (pol == fast::OutputPolicy::untouched_on_error) {
+        RC_ASSERT(std::all_of(got.begin(), got.end(), [](float v) { return v == -1.0f; }));
+      }
+      continue;
+    }
+    RC_ASSERT(same_f32_bits(got, *want));
+  }
+}
+
 // Some elements set to the edges of the ue8m0 exponent rules (powers of two, an ulp either side,
 // the half-up points of torchao-even, f32's largest values, up to 96 ulps below a power of two
 // for log2f-floor), and some to -0, whose codes the
