@@ -757,6 +757,29 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
       buf[j - k] = static_cast<std::int32_t>(v);
     }
   };
+#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2) && !defined(HWY_DISABLE_F16C)
+  if (dt == 1 && nb >= hn::Lanes(di)) {
+    // f16 by F16C's conversion (exact, subnormals included), the patterns checked as u16: valid
+    // below 0x7C00 (finite, sign clear). Arithmetic on widened patterns took three times as long,
+    // some 7% of an in-cache q8_0 dequantize. An invalid pattern: the loop below finds it.
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<std::uint16_t, decltype(df)> d16;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const std::size_t N = hn::Lanes(df);
+    const std::size_t whole = nb / N * N;
+    const auto limit = hn::Set(d16, 0x7C00);
+    auto bad = hn::Zero(d16);
+    for (std::size_t k = 0; k < whole; k += N) {
+      const auto p = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(in + 2 * k));
+      bad = hn::Or(bad, hn::VecFromMask(d16, hn::Not(hn::Lt(p, limit))));
+      hn::StoreU(hn::PromoteTo(df, hn::BitCast(dh, p)), df, value + k);
+    }
+    if (hn::AllFalse(d16, hn::MaskFromVec(bad))) {
+      // The rest (fewer than N) through the loop below.
+      return whole == nb ? nb : whole + ScalesFromBytesImpl(in + 2 * whole, nb - whole, dt, value + whole);
+    }
+  }
+#endif
   return ScaleValues(nb, dt, value, load, tail);
 }
 
