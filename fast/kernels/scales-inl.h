@@ -674,9 +674,13 @@ HWY_NOINLINE ExponentFacts ExponentScalesImpl(const std::uint32_t* HWY_RESTRICT 
 // Values of stored scale patterns, as lanes of i32 (a pattern >= 2^31 is negative there and
 // invalid for every dtype); returns the first invalid index or nb. load(k) gives the patterns of
 // scales k .. k + N - 1; tail(k, buf) copies the remaining ones into a zero-filled buffer.
-// kDt: the dtype as a constant, and the invalid lanes gathered over all vectors and looked for
-// again only when there is one: with the dtype's switch and a test per vector in the loop, 2048
-// f16 scales took about 8% of an in-cache q8_0 dequantize.
+// kDt: the dtype as a constant, and the invalid lanes gathered over kScaleChunk vectors and looked
+// for again only when there is one: with the dtype's switch and a test per vector in the loop,
+// 2048 f16 scales took about 8% of an in-cache q8_0 dequantize. (Over the whole array instead of a
+// chunk, a call costs the whole array however early its invalid pattern: the scalar-twin test,
+// which calls once per invalid pattern, went from under a second to a minute under ASan.)
+inline constexpr std::size_t kScaleChunk = 16;  // vectors of scales per test of their patterns
+
 template <int kDt, class Load, class Tail>
 HWY_INLINE std::size_t ScaleValuesT(std::size_t nb, float* HWY_RESTRICT value, Load load, Tail tail) {
   const hn::ScalableTag<std::int32_t> di;
@@ -710,19 +714,23 @@ HWY_INLINE std::size_t ScaleValuesT(std::size_t nb, float* HWY_RESTRICT value, L
   HWY_ALIGN std::int32_t tb[HWY_MAX_BYTES / sizeof(std::int32_t)] = {};  // pattern 0 is valid for every dtype
   HWY_ALIGN float tv[HWY_MAX_BYTES / sizeof(float)];
   const std::size_t whole = nb / N * N;
-  auto bad = hn::Zero(di);
-  for (std::size_t k = 0; k < whole; k += N) bad = hn::Or(bad, one(load(k), value + k));
+  for (std::size_t k0 = 0; k0 < whole; k0 += kScaleChunk * N) {
+    const std::size_t k1 = std::min(whole, k0 + kScaleChunk * N);
+    auto bad = hn::Zero(di);
+    for (std::size_t k = k0; k < k1; k += N) bad = hn::Or(bad, one(load(k), value + k));
+    if (HWY_LIKELY(hn::AllFalse(di, hn::MaskFromVec(bad)))) continue;
+    for (std::size_t k = k0; k < k1; k += N) {
+      const auto m = hn::MaskFromVec(one(load(k), value + k));
+      if (!hn::AllFalse(di, m)) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
+    }
+  }
   if (whole < nb) {
     tail(whole, tb);
-    bad = hn::Or(bad, one(hn::Load(di, tb), tv));
+    const auto m = hn::MaskFromVec(one(hn::Load(di, tb), tv));
     std::memcpy(value + whole, tv, (nb - whole) * sizeof(float));
+    if (!hn::AllFalse(di, m)) return whole + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
   }
-  if (HWY_LIKELY(hn::AllFalse(di, hn::MaskFromVec(bad)))) return nb;
-  for (std::size_t k = 0; k < whole; k += N) {
-    const auto m = hn::MaskFromVec(one(load(k), value + k));
-    if (!hn::AllFalse(di, m)) return k + static_cast<std::size_t>(hn::FindFirstTrue(di, m));
-  }
-  return whole + static_cast<std::size_t>(hn::FindFirstTrue(di, hn::MaskFromVec(one(hn::Load(di, tb), tv))));
+  return nb;
 }
 
 template <class Load, class Tail>
@@ -736,8 +744,9 @@ HWY_INLINE std::size_t ScaleValues(std::size_t nb, int dt, float* HWY_RESTRICT v
   }
 }
 
-HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
-                                             float* HWY_RESTRICT value) {
+// ScalesFromBytesImpl by the arithmetic of ScaleValues on every dtype.
+HWY_INLINE std::size_t ScaleValuesFrom(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
+                                       float* HWY_RESTRICT value) {
   const hn::ScalableTag<std::int32_t> di;
   const hn::RebindToUnsigned<decltype(di)> du;
   const int sb = dt == 0 ? 4 : (dt == 1 || dt == 2) ? 2 : 1;
@@ -757,8 +766,13 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
       buf[j - k] = static_cast<std::int32_t>(v);
     }
   };
+  return ScaleValues(nb, dt, value, load, tail);
+}
+
+HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, int dt,
+                                             float* HWY_RESTRICT value) {
 #if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2) && !defined(HWY_DISABLE_F16C)
-  if (dt == 1 && nb >= hn::Lanes(di)) {
+  if (dt == 1 && nb >= hn::Lanes(hn::ScalableTag<float>())) {
     // f16 by F16C's conversion (exact, subnormals included), the patterns checked as u16: valid
     // below 0x7C00 (finite, sign clear). Arithmetic on widened patterns took three times as long,
     // some 7% of an in-cache q8_0 dequantize. An invalid pattern: the loop below finds it.
@@ -768,19 +782,24 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
     const std::size_t N = hn::Lanes(df);
     const std::size_t whole = nb / N * N;
     const auto limit = hn::Set(d16, 0x7C00);
-    auto bad = hn::Zero(d16);
-    for (std::size_t k = 0; k < whole; k += N) {
-      const auto p = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(in + 2 * k));
-      bad = hn::Or(bad, hn::VecFromMask(d16, hn::Not(hn::Lt(p, limit))));
-      hn::StoreU(hn::PromoteTo(df, hn::BitCast(dh, p)), df, value + k);
+    std::size_t k0 = 0;  // the first chunk with an invalid pattern, else whole
+    for (; k0 < whole; k0 += kScaleChunk * N) {
+      const std::size_t k1 = std::min(whole, k0 + kScaleChunk * N);
+      auto bad = hn::Zero(d16);
+      for (std::size_t k = k0; k < k1; k += N) {
+        const auto p = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(in + 2 * k));
+        bad = hn::Or(bad, hn::VecFromMask(d16, hn::Not(hn::Lt(p, limit))));
+        hn::StoreU(hn::PromoteTo(df, hn::BitCast(dh, p)), df, value + k);
+      }
+      if (!hn::AllFalse(d16, hn::MaskFromVec(bad))) break;
     }
-    if (hn::AllFalse(d16, hn::MaskFromVec(bad))) {
-      // The rest (fewer than N) through the loop below.
-      return whole == nb ? nb : whole + ScalesFromBytesImpl(in + 2 * whole, nb - whole, dt, value + whole);
-    }
+    k0 = std::min(k0, whole);
+    // From that chunk, or the rest (fewer than N): the arithmetic below.
+    if (k0 == nb) return nb;
+    return k0 + ScaleValuesFrom(in + 2 * k0, nb - k0, dt, value + k0);
   }
 #endif
-  return ScaleValues(nb, dt, value, load, tail);
+  return ScaleValuesFrom(in, nb, dt, value);
 }
 
 HWY_NOINLINE std::size_t ScaleValuesFromBitsImpl(const std::uint32_t* HWY_RESTRICT bits, std::size_t nb, int dt,
