@@ -138,8 +138,9 @@ RC_BOOST_PROP(fast_matches_reference_on_the_edge_inputs, ()) {
 
 // Serialized tensors above the 2^15 elements below which a call stays on its thread, dequantized
 // fused on 1-3 threads: each thread's share of the rows (one call of the kernel where rows follow
-// each other in bytes and scales, unit by unit where they do not) gives the reference's values,
-// and a code no kind has, set in any row, the reference's error.
+// each other in bytes and scales, unit by unit where they do not) gives the reference's values;
+// a code no kind has, set in any row, or a block scale no dtype allows (an infinity, a NaN, a
+// sign, ue8m0's 0xFF) gives the reference's error.
 RC_BOOST_PROP(fused_dequantize_on_threads_gives_the_reference_values, ()) {
   static const std::vector<std::string> kSchemes = {"q8_0", "q4_0", "mxfp8", "mxfp4", "nvfp4", "q8s", "q8s:block[64]=bf16",
                                          "q4s:packed-u32(1):block[32]=f16", "e5m2:block[32]=ue8m0",
@@ -155,8 +156,22 @@ RC_BOOST_PROP(fused_dequantize_on_threads_gives_the_reference_values, ()) {
   for (auto& v : x) v = std::normal_distribution<float>(0.0f, 4.0f)(rng);
   std::vector<std::uint8_t> bytes(l.total_bytes);
   RC_ASSERT(fast::quantize_to_bytes(s, shape, x.data(), x.size(), {}, bytes.data(), bytes.size()).ok());
-  if (*rc::gen::inRange(0, 3) == 0) {
-    bytes[*rc::gen::inRange<std::size_t>(0, l.value_bytes)] = *rc::gen::element<std::uint8_t>(0x80, 0xFF, 0x7F, 0x88, 0xF8);
+  switch (*rc::gen::inRange(0, 6)) {
+    case 0:
+    case 1:
+      bytes[*rc::gen::inRange<std::size_t>(0, l.value_bytes)] = *rc::gen::element<std::uint8_t>(0x80, 0xFF, 0x7F, 0x88, 0xF8);
+      break;
+    case 2: {
+      // A scale's pattern (little-endian, as stored), taken as the block dtype's width allows.
+      const std::size_t sb = info(s.scale_dtype()).bytes;
+      const std::uint32_t pat = *rc::gen::element<std::uint32_t>(0x7C00, 0xFC00, 0x7E00, 0x8000, 0x7F80, 0xFF80, 0xFF,
+                                                                 0x7F, 0x80, 0x7F800000, 0xFFC00000);
+      const std::size_t at = l.value_bytes + sb * *rc::gen::inRange<std::size_t>(0, l.scale_bytes / sb);
+      for (std::size_t i = 0; i < sb; ++i) bytes[at + i] = static_cast<std::uint8_t>(pat >> (8 * i));
+      break;
+    }
+    default:
+      break;
   }
   const auto q = reference::decode(s, shape, bytes);
   const auto want = q ? reference::dequantize(*q) : Result<std::vector<float>>(q.status());
