@@ -360,7 +360,7 @@ inline const std::vector<Kernel>& kernels() {
        .profile = Profile::onnx, .direction = Direction::quantize, .api = Api::bytes, .given = true},
       {.name = "quantize q8s:block[32]=f32 torch-qint8", .scheme = "q8s:block[32]=f32", .profile = Profile::exact,
        .direction = Direction::quantize, .api = Api::bytes_single_pass, .given = true, .recipe = "torch-qint8"},
-      // ggml's recipes into ggml's own blocks (block_q8_0, block_q4_0), one pass, and block_q8_0 back.
+      // ggml's recipes into ggml's own blocks (block_q8_0, block_q4_0), one pass, and both back.
       {.name = "quantize q8_0 ggml-q8_0", .scheme = "q8_0", .profile = Profile::exact, .direction = Direction::quantize,
        .api = Api::bytes_single_pass, .recipe = "ggml-q8_0", .format = ByteFormat::ggml},
       {.name = "quantize q8_0 ggml-q8_0-x86", .scheme = "q8_0", .profile = Profile::exact,
@@ -371,6 +371,9 @@ inline const std::vector<Kernel>& kernels() {
        .format = ByteFormat::ggml},
       {.name = "dequantize q8_0 ggml bytes", .scheme = "q8_0", .profile = Profile::exact,
        .direction = Direction::dequantize, .api = Api::bytes_single_pass, .recipe = "ggml-q8_0",
+       .format = ByteFormat::ggml},
+      {.name = "dequantize q4_0 ggml bytes", .scheme = "q4f:packed-u32(0):block[32]=f16", .profile = Profile::exact,
+       .direction = Direction::dequantize, .api = Api::bytes_single_pass, .recipe = "ggml-q4_0",
        .format = ByteFormat::ggml},
       // Affine mode (zero points), u8: one scale for the tensor, calibrated (min and max first: two
       // passes) or given (the input's own, with its zero point: one pass); a scale per row

@@ -1073,7 +1073,8 @@ BOOST_AUTO_TEST_CASE(te_scales) {
 
 // ggml's blocks to values against the scalar twin: every f16 scale class (zero, subnormal, normal,
 // the largest, inf, NaN, either sign) under every reading, codes at the fields' ends, and the
-// check alone agreeing with the values' verdict.
+// check alone agreeing with the values' verdict; calls of 1 to 130 blocks (the kernel takes its
+// scales 64 blocks at a time).
 BOOST_AUTO_TEST_CASE(dequant_ggml) {
   std::mt19937 rng(11);
   const std::uint16_t scales[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0x7BFF, 0x7C00, 0xFC00, 0x7C01,
@@ -1081,7 +1082,7 @@ BOOST_AUTO_TEST_CASE(dequant_ggml) {
   ForEachTarget([&] {
     for (bool nibbles : {false, true}) {
       const std::size_t bytes = nibbles ? 18 : 34;
-      for (std::size_t nb : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{37}}) {
+      for (std::size_t nb : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{37}, std::size_t{130}}) {
         for (int trial = 0; trial < 6; ++trial) {
           std::vector<std::uint8_t> in(nb * bytes);
           for (std::uint8_t& b : in) b = static_cast<std::uint8_t>(rng());

@@ -300,6 +300,11 @@ HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::
 // high nibbles of N bytes less 8 (codes i and i + 16), times the broadcast scale. kOut false: the
 // checks alone (the untouched-output prepass). N <= 16 (x86's targets), so that a vector's bytes
 // lie in one half of a block_q4_0.
+//
+// The codes' check is the least code of the call, a vector min a vector, compared once at the
+// end; a compare and mask OR a vector made the OR chain the loop's bound (an in-cache 64K q8_0
+// call took about twice as long). The scales of a whole group come by one gather, not by stores
+// of N lanes that a vector load then had to wait for.
 template <bool kNibbles, bool kOut>
 HWY_INLINE bool DequantGgmlT(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, const GgmlSpec& s,
                              float* HWY_RESTRICT out) {
@@ -308,40 +313,49 @@ HWY_INLINE bool DequantGgmlT(const std::uint8_t* HWY_RESTRICT in, std::size_t nb
   static_assert(hn::MaxLanes(decltype(df)()) <= 16, "a vector of codes lies in one half of a block");
   const std::size_t N = hn::Lanes(df);
   constexpr std::size_t kBytes = kNibbles ? 18 : 34;
+  const bool inf_scales = s.inf_scales, signed_scales = s.signed_scales;
   const auto m7fff = hn::Set(di, 0x7FFF), inf_pattern = hn::Set(di, 0x7C00), least_normal = hn::Set(di, 0x400);
-  const auto vlo = hn::Set(di, s.lo);
-  auto bad = hn::Lt(m7fff, hn::Zero(di));  // all false
-  HWY_ALIGN std::int32_t h[HWY_MAX_BYTES / sizeof(std::int32_t)];
-  HWY_ALIGN float d[HWY_MAX_BYTES / sizeof(float)] = {};
-  for (std::size_t k0 = 0; k0 < nb; k0 += N) {
-    const std::size_t cnt = nb - k0 < N ? nb - k0 : N;
-    for (std::size_t j = 0; j < N; ++j) {
-      const std::uint8_t* b = in + (k0 + j) * kBytes;
-      h[j] = j < cnt ? static_cast<std::int32_t>(b[0] | (b[1] << 8)) : 0;  // +0 pads: allowed
+  auto bad = hn::Zero(di);                // lanes of bad scales, all ones
+  auto least = hn::Set(di, 0x7FFFFFFF);  // the least code
+  // Scales kChunk blocks at a time: their patterns copied out first, then checked and widened by
+  // the vector, then the chunk's codes.
+  constexpr std::size_t kChunk = 64;
+  HWY_ALIGN std::int32_t h[kChunk + HWY_MAX_BYTES / sizeof(std::int32_t)];
+  HWY_ALIGN float d[kChunk + HWY_MAX_BYTES / sizeof(float)];
+  for (std::size_t c0 = 0; c0 < nb; c0 += kChunk) {
+    const std::size_t cn = nb - c0 < kChunk ? nb - c0 : kChunk;
+    const std::size_t padded = (cn + N - 1) / N * N;
+    for (std::size_t j = 0; j < padded; ++j) {
+      const std::uint8_t* b = in + (c0 + j) * kBytes;
+      h[j] = j < cn ? static_cast<std::int32_t>(b[0] | (b[1] << 8)) : 0;  // +0 pads: allowed
     }
-    const auto hv = hn::Load(di, h);
-    const auto m = hn::And(hv, m7fff);
-    bad = hn::Or(bad, hn::Gt(m, inf_pattern));  // NaN
-    if (!s.inf_scales) bad = hn::Or(bad, hn::Eq(m, inf_pattern));
-    if (!s.signed_scales) bad = hn::Or(bad, hn::Ne(m, hv));
-    if constexpr (kOut) {
-      const auto normal = hn::Add(hn::ShiftLeft<13>(m), hn::Set(di, 112 << 23));
-      const auto sub = hn::BitCast(di, hn::Mul(hn::ConvertTo(df, m), hn::Set(df, 0x1p-24f)));
-      const auto mag = hn::IfThenElse(hn::Lt(m, least_normal), sub,
-                                      hn::IfThenElse(hn::Lt(m, inf_pattern), normal, hn::Set(di, 0x7F800000)));
-      hn::Store(hn::BitCast(df, hn::Or(mag, hn::ShiftLeft<16>(hn::AndNot(m7fff, hv)))), df, d);
+    for (std::size_t j = 0; j < padded; j += N) {
+      const auto hv = hn::Load(di, h + j);
+      const auto m = hn::And(hv, m7fff);
+      auto bad_now = hn::Gt(m, inf_pattern);  // NaN
+      if (!inf_scales) bad_now = hn::Or(bad_now, hn::Eq(m, inf_pattern));
+      if (!signed_scales) bad_now = hn::Or(bad_now, hn::Ne(m, hv));
+      bad = hn::Or(bad, hn::VecFromMask(di, bad_now));
+      if constexpr (kOut) {
+        const auto normal = hn::Add(hn::ShiftLeft<13>(m), hn::Set(di, 112 << 23));
+        const auto sub = hn::BitCast(di, hn::Mul(hn::ConvertTo(df, m), hn::Set(df, 0x1p-24f)));
+        const auto mag = hn::IfThenElse(hn::Lt(m, least_normal), sub,
+                                        hn::IfThenElse(hn::Lt(m, inf_pattern), normal, hn::Set(di, 0x7F800000)));
+        hn::Store(hn::BitCast(df, hn::Or(mag, hn::ShiftLeft<16>(hn::AndNot(m7fff, hv)))), df, d + j);
+      }
     }
+    const std::size_t k0 = c0, cnt = cn;
     for (std::size_t j = 0; j < cnt; ++j) {
       const std::uint8_t* c = in + (k0 + j) * kBytes + 2;
       float* o = kOut ? out + (k0 + j) * 32 : nullptr;
-      const auto vd = hn::Set(df, d[j]);
+      const auto vd = kOut ? hn::Set(df, d[j]) : hn::Zero(df);
       if constexpr (kNibbles) {
         const hn::Rebind<std::uint8_t, decltype(di)> d8;
         for (std::size_t i = 0; i < 16; i += N) {
           const auto raw = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, c + i)));
           const auto lo = hn::Sub(hn::And(raw, hn::Set(di, 0xF)), hn::Set(di, 8));
           const auto hi = hn::Sub(hn::ShiftRight<4>(raw), hn::Set(di, 8));
-          bad = hn::Or(bad, hn::Lt(hn::Min(lo, hi), vlo));
+          least = hn::Min(least, hn::Min(lo, hi));
           if constexpr (kOut) {
             hn::StoreU(hn::Mul(hn::ConvertTo(df, lo), vd), df, o + i);
             hn::StoreU(hn::Mul(hn::ConvertTo(df, hi), vd), df, o + 16 + i);
@@ -351,13 +365,13 @@ HWY_INLINE bool DequantGgmlT(const std::uint8_t* HWY_RESTRICT in, std::size_t nb
         const hn::Rebind<std::int8_t, decltype(di)> d8;
         for (std::size_t i = 0; i < 32; i += N) {
           const auto v = hn::PromoteTo(di, hn::LoadU(d8, reinterpret_cast<const std::int8_t*>(c) + i));
-          bad = hn::Or(bad, hn::Lt(v, vlo));
+          least = hn::Min(least, v);
           if constexpr (kOut) hn::StoreU(hn::Mul(hn::ConvertTo(df, v), vd), df, o + i);
         }
       }
     }
   }
-  return hn::AllFalse(di, bad);
+  return hn::AllFalse(di, hn::Or(hn::MaskFromVec(bad), hn::Lt(least, hn::Set(di, s.lo))));
 }
 
 HWY_NOINLINE bool DequantGgmlImpl(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, const GgmlSpec& s,
