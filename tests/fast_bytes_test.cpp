@@ -622,6 +622,11 @@ BOOST_AUTO_TEST_CASE(scales_from_bytes_matches_its_scalar_twin_on_every_target) 
       std::vector<std::uint32_t> pats;
       if (sb < 4) {
         for (std::uint32_t p = 0; p < (1u << (8 * sb)); ++p) pats.push_back(p);
+        // One-byte dtypes: then a run of valid patterns in random order, whole chunks of them
+        // after the last invalid one (every pattern of these fits in one chunk).
+        if (sb == 1) {
+          for (int i = 0; i < 4000; ++i) pats.push_back(static_cast<std::uint32_t>(rng() % (sd == ScaleDtype::ue8m0 ? 0xFF : 0x7F)));
+        }
       } else {
         for (std::uint32_t p : {0u, 0x80000000u, 0x7F800000u, 0x7F7FFFFFu, 0x7FC00000u, 1u}) pats.push_back(p);
         for (int i = 0; i < 100000; ++i) pats.push_back(static_cast<std::uint32_t>(rng()));

@@ -60,23 +60,35 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
   // raw & nan_mask, which is nan_mask exactly when some field is a NaN/inf pattern, and the
   // largest raw (above hi: e2m1's bytes beyond 15); nibbles: the OR of a 16-entry table of bad
   // fields looked up by each byte's low and high nibble.
+  // Nibbles: no bad field (e2m1, 4-bit full ranges), field 8 alone (symmetric 4-bit integers:
+  // -8), or any other set, by the table. Field 8 alone: t = raw ^ 0x88 has a zero nibble exactly
+  // where a field is 8, and (t - 0x11) & ~t & 0x88 is nonzero in a byte exactly when one of its
+  // nibbles is zero (the borrow of a zero low nibble can mark the high one too, but only in a byte
+  // that has a zero already): three operations a vector of bytes against the table's five.
   HWY_ALIGN std::uint8_t bad_table[16] = {};
-  bool any_bad_nibble = false;
+  int nibble_check = 0;  // 0: none, 1: field 8 alone, 2: the table
   if constexpr (kNibbles) {
+    bool any = false, eight_alone = true;
     for (int n = 0; n < 16; ++n) {
       bad_table[n] = BadNibble(n, c) ? 0xFF : 0;
-      any_bad_nibble = any_bad_nibble || bad_table[n] != 0;
+      any = any || bad_table[n] != 0;
+      eight_alone = eight_alone && (bad_table[n] != 0) == (n == 8);
     }
+    nibble_check = !any ? 0 : eight_alone ? 1 : 2;
   }
   const auto vtable = hn::LoadDup128(d8, bad_table);
   const auto low4 = hn::Set(d8, 0x0F);
+  const auto v88 = hn::Set(d8, 0x88), v11 = hn::Set(d8, 0x11);
   const auto vnm = hn::Set(d8, static_cast<std::uint8_t>(c.fmt < 0 ? 0 : c.nan_mask));
   const auto vhi = hn::Set(d8, static_cast<std::uint8_t>(c.fmt < 0 ? 0 : c.hi));
   auto least = hn::Zero(ds8), most = hn::Zero(ds8);  // code 0 is a code of every integer kind
   auto acc = hn::Zero(d8), top = hn::Zero(d8);
   auto gather = [&](hn::Vec<decltype(d8)> raw) QSCHEME_INLINE_LAMBDA {
     if constexpr (kNibbles) {
-      if (any_bad_nibble) {
+      if (nibble_check == 1) {
+        const auto t = hn::Xor(raw, v88);
+        acc = hn::Or(acc, hn::And(hn::AndNot(t, hn::Sub(t, v11)), v88));
+      } else if (nibble_check == 2) {
         acc = hn::Or(acc, hn::Or(hn::TableLookupBytes(vtable, hn::And(raw, low4)),
                                  hn::TableLookupBytes(vtable, hn::ShiftRight<4>(raw))));
       }
