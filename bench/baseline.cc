@@ -25,6 +25,63 @@ QSCHEME_BASELINE_CLONES void baseline_read4_write1_range(const float* x, std::ui
   }
 }
 
+// GCC's vector types, so that each clone runs vectors of 16 lanes (the default one as four SSE
+// registers): the plain-loop form of this does not vectorize (a float max reduction, a rounding
+// call).
+typedef float V16f __attribute__((vector_size(64)));
+typedef std::int32_t V16i __attribute__((vector_size(64)));
+typedef std::int8_t V16b __attribute__((vector_size(16)));
+
+QSCHEME_BASELINE_CLONES void baseline_inexact_q8_0_range(const float* x, std::int8_t* codes, float* scales,
+                                                         std::size_t n) {
+  // (No lambda takes or returns these vectors: the default clone would pass them by a non-AVX ABI.)
+  const V16i abs_mask = V16i{} + 0x7FFFFFFF;
+  for (std::size_t i = 0; i + 512 <= n; i += 512) {
+    V16f m[16];
+    for (int b = 0; b < 16; ++b) {
+      V16i u, v;
+      std::memcpy(&u, x + i + 32 * b, sizeof u);
+      std::memcpy(&v, x + i + 32 * b + 16, sizeof v);
+      const V16f a = reinterpret_cast<V16f>(u & abs_mask), c = reinterpret_cast<V16f>(v & abs_mask);
+      m[b] = a > c ? a : c;
+    }
+    // The sixteen blocks' maxima into one vector by halving: lane j ends with block j's.
+    V16f l1[8], l2[4], l3[2];
+    for (int b = 0; b < 8; ++b) {
+      const V16f lo = __builtin_shufflevector(m[b], m[b + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const V16f hi = __builtin_shufflevector(m[b], m[b + 8], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+      l1[b] = lo > hi ? lo : hi;
+    }
+    for (int b = 0; b < 4; ++b) {
+      const V16f lo = __builtin_shufflevector(l1[b], l1[b + 4], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+      const V16f hi = __builtin_shufflevector(l1[b], l1[b + 4], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+      l2[b] = lo > hi ? lo : hi;
+    }
+    for (int b = 0; b < 2; ++b) {
+      const V16f lo = __builtin_shufflevector(l2[b], l2[b + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+      const V16f hi = __builtin_shufflevector(l2[b], l2[b + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+      l3[b] = lo > hi ? lo : hi;
+    }
+    const V16f lo = __builtin_shufflevector(l3[0], l3[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    const V16f hi = __builtin_shufflevector(l3[0], l3[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    const V16f amax = lo > hi ? lo : hi;
+    const V16f d = amax / 127.0f;
+    const V16f id = reinterpret_cast<V16f>(reinterpret_cast<V16i>(127.0f / amax) & (amax > 0.0f));
+    std::memcpy(scales + i / 32, &d, sizeof d);
+    for (int b = 0; b < 16; ++b) {
+      const V16f s = V16f{} + id[b];
+      for (int h = 0; h < 2; ++h) {
+        V16f v;
+        std::memcpy(&v, x + i + 32 * b + 16 * h, sizeof v);
+        // + 1.5 2^23 rounds to the nearest integer (ties to even) for |x s| <= 2^22.
+        const V16f r = v * s + 12582912.0f;
+        const V16b c = __builtin_convertvector(reinterpret_cast<V16i>(r) - 0x4B400000, V16b);
+        std::memcpy(codes + i + 32 * b + 16 * h, &c, sizeof c);
+      }
+    }
+  }
+}
+
 QSCHEME_BASELINE_CLONES std::uint32_t baseline_max_bits_range(const float* x, std::size_t n) {
   std::uint32_t m = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -9,7 +9,9 @@
 //     them; baseline_two_pass_block_maxima: nvfp4's own bytes (the engine's block-maxima prepass,
 //     then codes and scales) with no arithmetic in the second pass
 //   baseline_read4_write1_in_cache, baseline_read1_write4_in_cache: the in-cache probe (the plain
-//     loops on 64K elements that stay in L2), against which the in-cache rows are measured
+//     loops on 64K elements that stay in L2), against which the in-cache rows are measured;
+//     baseline_inexact_q8_0_in_cache: q8_0's arithmetic with nothing exact and nothing checked,
+//     against that probe (bench::baseline_inexact_q8_0_range)
 // The kernels' rows follow bench::kernels(): in-cache rows run warm on one thread; a process's
 // first call runs this binary again as a child (QSCHEME_BENCH_FIRST_CALL_OF) and reports the
 // child's first call as the iteration's time, its best later call as later_s. The peers' rows
@@ -151,6 +153,26 @@ void BM_probe_in_cache(benchmark::State& state, qb::Direction d) {
   }
   Report(state, secs, 0, true, d == qb::Direction::quantize ? &g_probe_q : &g_probe_dq,
          qb::kInCacheElements * qb::kInCacheCalls);
+}
+
+// q8_0's arithmetic with nothing exact and nothing checked (bench::baseline_inexact_q8_0_range):
+// kInCacheCalls passes per iteration, one thread, against the in-cache probe.
+void BM_baseline_inexact_q8_0_in_cache(benchmark::State& state) {
+  const auto& x = InCacheInput();
+  qb::Buffer<std::int8_t> codes(qb::kInCacheElements);
+  qb::Buffer<float> scales(qb::kInCacheElements / 32);
+  auto pass = [&] {
+    for (int c = 0; c < qb::kInCacheCalls; ++c) {
+      qb::baseline_inexact_q8_0_range(x.data(), codes.data(), scales.data(), qb::kInCacheElements);
+    }
+  };
+  pass();
+  double secs = 0;
+  for (auto _ : state) {
+    secs += Timed(pass);
+    benchmark::ClobberMemory();
+  }
+  Report(state, secs, g_probe_q, false, nullptr, qb::kInCacheElements * qb::kInCacheCalls);
 }
 
 // The engine on one thread while it lives, as the in-cache rows run.
@@ -326,6 +348,9 @@ int main(int argc, char** argv) {
       ->UseRealTime();
   benchmark::RegisterBenchmark("baseline_read1_write4_in_cache",
                                [](benchmark::State& s) { BM_probe_in_cache(s, qb::Direction::dequantize); })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("baseline_inexact_q8_0_in_cache", BM_baseline_inexact_q8_0_in_cache)
       ->Unit(benchmark::kMicrosecond)
       ->UseRealTime();
   auto row_name = [](const char* text) {

@@ -896,7 +896,8 @@ BOOST_AUTO_TEST_CASE(bench_json_rows) {
                                     "baseline two-pass prefetched",
                                     "baseline two-pass block maxima",
                                     "baseline read4 write1 in cache",
-                                    "baseline read1 write4 in cache"};
+                                    "baseline read1 write4 in cache",
+                                    "baseline q8_0 arithmetic in cache, inexact and unchecked"};
   int in_cache = 0, first_calls = 0;
   for (const auto& k : qscheme::bench::kernels()) {
     expected.emplace_back(k.name);
@@ -1073,6 +1074,27 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
       BOOST_TEST(std::equal(d.begin(), d.end(), ds.begin() + 1));
     }
   }
+  // The inexact q8_0 arithmetic, block by block against its definition: codes nearbyint(x 127 /
+  // amax) in f32 (0 for an all-zero block), scales amax / 127; input past the last whole group of
+  // 16 blocks is not read, its outputs not written.
+  const std::size_t n = 2 * 512 + 40;
+  auto x = qscheme::bench::make_input(n, 5);
+  for (std::size_t i = 96; i < 128; ++i) x[i] = 0.0f;  // block 3: all zeros
+  for (std::size_t b = 0; b < 32; ++b) x[32 * b + b % 32] *= 40.0f;  // block maxima of every size
+  std::vector<std::int8_t> codes(n, 99);
+  std::vector<float> scales(n / 32 + 2, -1.0f);
+  qscheme::bench::baseline_inexact_q8_0_range(x.data(), codes.data(), scales.data(), n);
+  for (std::size_t b = 0; b < 32; ++b) {
+    float amax = 0.0f;
+    for (std::size_t i = 32 * b; i < 32 * b + 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+    const float m = amax > 0.0f ? 127.0f / amax : 0.0f;
+    BOOST_TEST(scales[b] == amax / 127.0f, "block " << b);
+    for (std::size_t i = 32 * b; i < 32 * b + 32; ++i) {
+      BOOST_TEST(codes[i] == static_cast<std::int8_t>(std::nearbyint(x[i] * m)), "element " << i);
+    }
+  }
+  BOOST_TEST(scales[32] == -1.0f);
+  for (std::size_t i = 1024; i < n; ++i) BOOST_TEST(codes[i] == 99);
 }
 
 BOOST_AUTO_TEST_CASE(bench_vs_reference_agrees) {

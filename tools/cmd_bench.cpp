@@ -207,6 +207,23 @@ int run_kernels(const BenchArgs& args) {
     if (k.two_pass) row.extra = {{"ratio_to_two_pass", two_best / kbest}};
     kernel_rows.push_back(std::move(row));
   }
+  // What the in-cache quantize rows are up against: q8_0's arithmetic with nothing exact and
+  // nothing checked (bench::baseline_inexact_q8_0_range), interleaved with the in-cache probe;
+  // timed when a row timed that probe.
+  double ibest = 1e300, ibase = 1e300;
+  if (best_probe_q < 1e300) {
+    const OneThread one;
+    bench::Buffer<float> scales(nc / 32);
+    auto* codes = reinterpret_cast<std::int8_t*>(qc.data());
+    for (int r = 0; r < cache_rounds; ++r) {
+      ibase = std::min(ibase, per_call(bench::best_seconds(1, [&] { probe(bench::Direction::quantize); })));
+      ibest = std::min(ibest, per_call(bench::best_seconds(1, [&] {
+                         for (int c = 0; c < bench::kInCacheCalls; ++c) {
+                           bench::baseline_inexact_q8_0_range(xc.data(), codes, scales.data(), nc);
+                         }
+                       })));
+    }
+  }
   // The peers (bench/peers.hpp): each timed interleaved with its plain baseline and with the
   // qscheme row it pairs with, on that row's input.
   std::vector<Row> peer_rows;
@@ -265,6 +282,7 @@ int run_kernels(const BenchArgs& args) {
   baseline("baseline two-pass block maxima", n, mbest, mbase);
   baseline("baseline read4 write1 in cache", nc, best_probe_q, 0);
   baseline("baseline read1 write4 in cache", nc, best_probe_dq, 0);
+  baseline("baseline q8_0 arithmetic in cache, inexact and unchecked", nc, ibest, ibase);
   rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
   rows.insert(rows.end(), peer_rows.begin(), peer_rows.end());
   if (args.json) {
@@ -296,7 +314,9 @@ int run_kernels(const BenchArgs& args) {
              "maxima row moves nvfp4's own bytes (its prepass, then codes and scales) with no arithmetic in the "
              "second pass\n");
   fmt::print("in cache: {} elements ({} KiB of f32) on one thread, warm, {} calls per timing, best of {}, against "
-             "the in-cache probe (the plain loops on buffers that stay in L2); a process's first call: the "
+             "the in-cache probe (the plain loops on buffers that stay in L2; the q8_0 arithmetic row is a "
+             "q8_0 quantizer with nothing exact and nothing checked, beside which the in-cache quantize rows stand); a "
+             "process's first call: the "
              "bench run again as a child process, best of {} children, against its best later call\n",
              nc, nc * sizeof(float) / 1024, bench::kInCacheCalls, cache_rounds, args.reps);
   if (const std::string why = bench::peers_absent_reason(); !why.empty()) {
