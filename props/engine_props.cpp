@@ -532,8 +532,11 @@ void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
 // infinity now and then): the reference's tensor or error from quantize, and its bytes in both
 // formats from the fused path under both policies (ggml's blocks where the scheme and shape have
 // them, else the reference's error: quantize's first); the blocks decoded by the fast engine to the
-// reference's tensor and dequantized fused to its values. The recipes' own schemes mostly, and
-// others their points take: other integer kinds, f32 and bf16 scales, blocks the units decline.
+// reference's tensor and dequantized fused to its values, and again with a block's least code
+// (-128, or -8 in a nibble) planted, read by the recipe's rules and by the exact profile's, whose
+// symmetric kinds refuse it. The recipes' own schemes
+// mostly, and others their points take: other integer kinds, f32 and bf16 scales, blocks the units
+// decline.
 RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
   const Recipe* recipe = *rc::gen::element(find_recipe("ggml-q8_0").value(), find_recipe("ggml-q8_0-x86").value(),
                                            find_recipe("ggml-q4_0").value());
@@ -593,6 +596,28 @@ RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
                                                 y.size(), pol)
                         .ok());
           RC_ASSERT(same_f32_bits(y, reference::dequantize(*rd).value()));
+          if (format != ByteFormat::ggml || out.empty()) return;
+          // The least code a block can hold planted in one of ggml's blocks (0x80: -128; a zero
+          // nibble: -8), which symmetric readings refuse: both engines agree on it.
+          std::vector<std::uint8_t> bad = out;
+          const std::uint64_t k = *rc::gen::inRange<std::uint64_t>(0, g->blocks);
+          const std::uint64_t j = *rc::gen::inRange<std::uint64_t>(2, g->block_bytes);
+          bad[k * g->block_bytes + j] = g->nibbles ? (*rc::gen::arbitrary<bool>() ? 0x08 : 0x80) : 0x80;
+          // Read by the recipe's rules (ggml's full range) and by the exact profile's.
+          for (const Rules& read : {rules, rules_of(QuantizeOptions{})}) {
+            const auto rb = reference::decode(c.scheme, c.shape, bad, read, format);
+            std::vector<float> yb(l.elements, 1.5f);
+            const Status fb = fast::dequantize_from_bytes(c.scheme, c.shape, bad.data(), bad.size(), read, format,
+                                                          yb.data(), yb.size(), pol);
+            RC_TAG(rb.ok() ? std::string("least code allowed") : std::string("least code refused"));
+            RC_ASSERT(fb.ok() == rb.ok());
+            if (rb.ok()) {
+              RC_ASSERT(same_f32_bits(yb, reference::dequantize(*rb).value()));
+            } else {
+              RC_ASSERT(fb.code() == rb.status().code());
+              RC_ASSERT(fb.message() == rb.status().message());
+            }
+          }
         });
   }
 }
