@@ -534,9 +534,8 @@ void set_ggml_edges(std::vector<float>& x, const Layout& l, const Scheme& s) {
 // them, else the reference's error: quantize's first); the blocks decoded by the fast engine to the
 // reference's tensor and dequantized fused to its values, and again with a block's least code
 // (-128, or -8 in a nibble) planted, read by the recipe's rules and by the exact profile's, whose
-// symmetric kinds refuse it. The recipes' own schemes
-// mostly, and others their points take: other integer kinds, f32 and bf16 scales, blocks the units
-// decline.
+// symmetric kinds refuse it. The recipes' own schemes mostly, and others their points take: other
+// integer kinds, f32 and bf16 scales, blocks the units decline.
 RC_BOOST_PROP(fast_matches_reference_on_ggml_recipes_at_their_edges, ()) {
   const Recipe* recipe = *rc::gen::element(find_recipe("ggml-q8_0").value(), find_recipe("ggml-q8_0-x86").value(),
                                            find_recipe("ggml-q4_0").value());

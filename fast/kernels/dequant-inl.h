@@ -303,8 +303,9 @@ HWY_NOINLINE void DequantCodesImpl(const std::uint8_t* HWY_RESTRICT codes, std::
 //
 // The codes' check is the least code of the call, a vector min a vector, compared once at the
 // end; a compare and mask OR a vector made the OR chain the loop's bound (an in-cache 64K q8_0
-// call took about twice as long). The scales of a whole group come by one gather, not by stores
-// of N lanes that a vector load then had to wait for.
+// call took about twice as long). The scale patterns of 64 blocks are copied out before any is
+// loaded as a vector (a vector load right after N scalar stores waited for them; one gather per
+// group was slower still).
 template <bool kNibbles, bool kOut>
 HWY_INLINE bool DequantGgmlT(const std::uint8_t* HWY_RESTRICT in, std::size_t nb, const GgmlSpec& s,
                              float* HWY_RESTRICT out) {
@@ -344,10 +345,9 @@ HWY_INLINE bool DequantGgmlT(const std::uint8_t* HWY_RESTRICT in, std::size_t nb
         hn::Store(hn::BitCast(df, hn::Or(mag, hn::ShiftLeft<16>(hn::AndNot(m7fff, hv)))), df, d + j);
       }
     }
-    const std::size_t k0 = c0, cnt = cn;
-    for (std::size_t j = 0; j < cnt; ++j) {
-      const std::uint8_t* c = in + (k0 + j) * kBytes + 2;
-      float* o = kOut ? out + (k0 + j) * 32 : nullptr;
+    for (std::size_t j = 0; j < cn; ++j) {
+      const std::uint8_t* c = in + (c0 + j) * kBytes + 2;
+      float* o = kOut ? out + (c0 + j) * 32 : nullptr;
       const auto vd = kOut ? hn::Set(df, d[j]) : hn::Zero(df);
       if constexpr (kNibbles) {
         const hn::Rebind<std::uint8_t, decltype(di)> d8;

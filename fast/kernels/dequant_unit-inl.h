@@ -58,10 +58,9 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
   // 1.84 us per 64K q8_0 codes in L2), a min or max folded into a load cost next to nothing.
   // 8-bit integers: the least and the largest code (as i8); minifloats one a byte: the largest
   // raw & nan_mask, which is nan_mask exactly when some field is a NaN/inf pattern, and the
-  // largest raw (above hi: e2m1's bytes beyond 15); nibbles: the OR of a 16-entry table of bad
-  // fields looked up by each byte's low and high nibble.
-  // Nibbles: no bad field (e2m1, 4-bit full ranges), field 8 alone (symmetric 4-bit integers:
-  // -8), or any other set, by the table. Field 8 alone: t = raw ^ 0x88 has a zero nibble exactly
+  // largest raw (above hi: e2m1's bytes beyond 15); nibbles: no bad field (e2m1, 4-bit full
+  // ranges), field 8 alone (symmetric 4-bit integers: -8), or any other set, the OR of a 16-entry
+  // table of bad fields looked up by each byte's low and high nibble. Field 8 alone: t = raw ^ 0x88 has a zero nibble exactly
   // where a field is 8, and (t - 0x11) & ~t & 0x88 is nonzero in a byte exactly when one of its
   // nibbles is zero (the borrow of a zero low nibble can mark the high one too, but only in a byte
   // that has a zero already): three operations a vector of bytes against the table's five.

@@ -786,7 +786,6 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
   const std::size_t whole = nb / N * N;
   // The two dtypes below have a path of their own up to the first chunk with an invalid pattern;
   // from there (or for the last fewer than N) the arithmetic of ScaleValues, which finds it.
-  std::size_t k0 = 0;
   if (dt == 3) {
     // ue8m0: the value's bits are the pattern p shifted to f32's exponent, except p = 0, 2^-127,
     // whose bits 0x00400000 the max gives (p << 23 is 0 there and at least 2^23 elsewhere); valid
@@ -795,13 +794,12 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
     const hn::RebindToSigned<decltype(df)> di;
     const hn::Rebind<std::uint8_t, decltype(df)> d8;
     const auto least = hn::Set(di, 0x00400000), ff = hn::Set(di, 0xFF);
-    k0 = FirstInvalidChunk(di, whole, [&](std::size_t k) {
+    const std::size_t k0 = FirstInvalidChunk(di, whole, [&](std::size_t k) {
       const auto p = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), hn::LoadU(d8, in + k)));
       hn::StoreU(hn::BitCast(df, hn::Max(hn::ShiftLeft<23>(p), least)), df, value + k);
       return hn::VecFromMask(di, hn::Eq(p, ff));
     });
-    if (k0 == nb) return nb;
-    return k0 + ScaleValuesFrom(in + k0, nb - k0, dt, value + k0);
+    return k0 == nb ? nb : k0 + ScaleValuesFrom(in + k0, nb - k0, dt, value + k0);
   }
 #if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2) && !defined(HWY_DISABLE_F16C)
   if (dt == 1) {
@@ -811,16 +809,14 @@ HWY_NOINLINE std::size_t ScalesFromBytesImpl(const std::uint8_t* HWY_RESTRICT in
     const hn::Rebind<std::uint16_t, decltype(df)> d16;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto limit = hn::Set(d16, 0x7C00);
-    k0 = FirstInvalidChunk(d16, whole, [&](std::size_t k) {
+    const std::size_t k0 = FirstInvalidChunk(d16, whole, [&](std::size_t k) {
       const auto p = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(in + 2 * k));
       hn::StoreU(hn::PromoteTo(df, hn::BitCast(dh, p)), df, value + k);
       return hn::VecFromMask(d16, hn::Not(hn::Lt(p, limit)));
     });
-    if (k0 == nb) return nb;
-    return k0 + ScaleValuesFrom(in + 2 * k0, nb - k0, dt, value + k0);
+    return k0 == nb ? nb : k0 + ScaleValuesFrom(in + 2 * k0, nb - k0, dt, value + k0);
   }
 #endif
-  (void)whole;
   return ScaleValuesFrom(in, nb, dt, value);
 }
 
