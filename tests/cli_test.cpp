@@ -1081,6 +1081,27 @@ BOOST_AUTO_TEST_CASE(bench_baselines_write_what_they_claim_to_move) {
   auto x = qscheme::bench::make_input(n, 5);
   for (std::size_t i = 96; i < 128; ++i) x[i] = 0.0f;  // block 3: all zeros
   for (std::size_t b = 0; b < 32; ++b) x[32 * b + b % 32] *= 40.0f;  // block maxima of every size
+  // Block 5 gets elements whose exact product x m lies just below a half-integer while the f32
+  // product rounds onto it: x m rounded, then + 1.5 2^23 rounded, gives the even neighbour above
+  // or below; a contracted x m + 1.5 2^23 (one rounding) gives the one below. So the test fails
+  // if the baseline is built with FMA contraction, which would make its clones disagree.
+  std::size_t planted = 0;
+  {
+    float amax = 0.0f;
+    for (std::size_t i = 160; i < 192; ++i) amax = std::max(amax, std::fabs(x[i]));
+    const float m = 127.0f / amax;
+    for (int k = 3; k < 120 && planted < 8; k += 2) {  // odd k: k + 0.5 rounds to k + 1 (even)
+      float t = static_cast<float>((k + 0.5) / m);
+      for (int step = 0; step < 64 && planted < 8; ++step, t = std::nextafter(t, 0.0f)) {
+        const double exact = static_cast<double>(t) * static_cast<double>(m);
+        if (std::fabs(t) < amax && exact < k + 0.5 && t * m == static_cast<float>(k + 0.5)) {
+          x[176 + planted++] = t;  // past block 5's maximum (at 165)
+          break;
+        }
+      }
+    }
+  }
+  BOOST_TEST_REQUIRE(planted > 0u, "no double-rounding element found for block 5");
   std::vector<std::int8_t> codes(n, 99);
   std::vector<float> scales(n / 32 + 2, -1.0f);
   qscheme::bench::baseline_inexact_q8_0_range(x.data(), codes.data(), scales.data(), n);
