@@ -22,9 +22,8 @@ Result<std::vector<std::uint8_t>> reference_quantize_bytes(const Scheme& scheme,
   return reference::encode(*q);
 }
 
-Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
-                                  Profile profile, std::span<float> out) {
-  auto q = reference::decode(scheme, shape, bytes, profile);
+// The reference's values of a decoded tensor into out, which must have room for exactly them.
+Status dequantize_decoded_into(const Result<QuantizedTensor>& q, std::span<float> out) {
   if (!q) return q.status();
   auto y = reference::dequantize(*q);
   if (!y) return y.status();
@@ -34,6 +33,11 @@ Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<c
   }
   std::copy(y->begin(), y->end(), out.begin());
   return {};
+}
+
+Status reference_dequantize_bytes(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
+                                  Profile profile, std::span<float> out) {
+  return dequantize_decoded_into(reference::decode(scheme, shape, bytes, profile), out);
 }
 
 Result<QuantizedTensor> fast_decode_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
@@ -101,16 +105,7 @@ Result<std::vector<std::uint8_t>> reference_quantize_bytes_as(const Scheme& sche
 
 Status reference_dequantize_bytes_as(const Scheme& scheme, Shape shape, std::span<const std::uint8_t> bytes,
                                      const Rules& rules, ByteFormat format, std::span<float> out) {
-  auto q = reference::decode(scheme, shape, bytes, rules, format);
-  if (!q) return q.status();
-  auto y = reference::dequantize(*q);
-  if (!y) return y.status();
-  if (y->size() != out.size()) {
-    return Status(ErrorCode::size_mismatch, "out has room for " + std::to_string(out.size()) + " values, the shape has " +
-                                                std::to_string(y->size()) + " elements");
-  }
-  std::copy(y->begin(), y->end(), out.begin());
-  return {};
+  return dequantize_decoded_into(reference::decode(scheme, shape, bytes, rules, format), out);
 }
 
 }  // namespace

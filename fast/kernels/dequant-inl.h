@@ -246,12 +246,7 @@ HWY_INLINE void DequantCodesT(const std::uint8_t* HWY_RESTRICT codes, std::size_
         for (std::size_t j = 0; j < vpb; ++j) one(codes + (b * vpb + j) * N, vs, out + (b * vpb + j) * N);
       }
     };
-    switch (bw / N) {
-      case 1: blocks(std::integral_constant<std::size_t, 1>()); break;
-      case 2: blocks(std::integral_constant<std::size_t, 2>()); break;
-      case 4: blocks(std::integral_constant<std::size_t, 4>()); break;
-      default: blocks(std::integral_constant<std::size_t, 0>()); break;
-    }
+    WithVectorsPerBlock(bw, N, blocks);
     k = nfull;
     i = nfull * bw;
     next = i + bw;

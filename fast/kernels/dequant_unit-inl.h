@@ -23,6 +23,7 @@
 #include "fast/kernels/dequant-inl.h"
 #include "fast/kernels/dispatch.h"
 #include "fast/kernels/scalar.h"
+#include "fast/kernels/vector-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -225,7 +226,7 @@ HWY_NOINLINE bool DequantUnitImpl(const std::uint8_t* HWY_RESTRICT bytes, std::s
   const bool two = g != 1.0f;  // g == 1: the product is the same without it
   // Blocks of 1, 2 or 4 vectors from the unit's first column, or any other.
   const std::size_t N = hn::Lanes(hn::ScalableTag<float>());
-  const std::size_t vpb = bw != 0 && start % bw == 0 && bw <= 4 * N ? bw / N : 0;
+  const bool from_block_start = bw != 0 && start % bw == 0;
   auto run = [&](auto kKind, auto kNibbles) {
     constexpr int K = decltype(kKind)::value;
     constexpr bool kNib = decltype(kNibbles)::value;
@@ -233,12 +234,7 @@ HWY_NOINLINE bool DequantUnitImpl(const std::uint8_t* HWY_RESTRICT bytes, std::s
       return DequantUnitT<K, decltype(kTwo)::value, kNib, decltype(kV)::value>(bytes, len, start, bw, s, g, c, out);
     };
     auto blocks = [&](auto kTwo) {
-      switch (vpb) {
-        case 1: return go(kTwo, std::integral_constant<std::size_t, 1>());
-        case 2: return go(kTwo, std::integral_constant<std::size_t, 2>());
-        case 4: return go(kTwo, std::integral_constant<std::size_t, 4>());
-        default: return go(kTwo, std::integral_constant<std::size_t, 0>());
-      }
+      return WithVectorsPerBlock(from_block_start ? bw : 0, N, [&](auto kV) { return go(kTwo, kV); });
     };
     return two ? blocks(std::true_type()) : blocks(std::false_type());
   };

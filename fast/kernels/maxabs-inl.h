@@ -221,15 +221,7 @@ HWY_INLINE std::uint32_t BlockMaxAbsBitsT(const float* HWY_RESTRICT x, std::size
       hn::StoreU(hn::BitCast(hn::RebindToUnsigned<decltype(di)>(), m), hn::RebindToUnsigned<decltype(di)>(), amax + k);
     }
   };
-  if (bw == kN) {
-    groups(std::integral_constant<std::size_t, 1>());
-  } else if (bw == 2 * kN) {
-    groups(std::integral_constant<std::size_t, 2>());
-  } else if (bw == 4 * kN) {
-    groups(std::integral_constant<std::size_t, 4>());
-  } else {
-    groups(std::integral_constant<std::size_t, 0>());
-  }
+  WithVectorsPerBlock(bw, kN, groups);
   for (; k < nfull; ++k) {
     const auto m = fold(x + k * bw, bw);
     all = hn::Max(all, m);
@@ -357,15 +349,7 @@ HWY_NOINLINE std::uint32_t BlockSignedMaxBitsImpl(const float* HWY_RESTRICT x, s
       }
     }
   };
-  if (bw == kN) {
-    groups(std::integral_constant<std::size_t, 1>());
-  } else if (bw == 2 * kN) {
-    groups(std::integral_constant<std::size_t, 2>());
-  } else if (bw == 4 * kN) {
-    groups(std::integral_constant<std::size_t, 4>());
-  } else {
-    groups(std::integral_constant<std::size_t, 0>());
-  }
+  WithVectorsPerBlock(bw, kN, groups);
   auto one = [&](const float* b, std::size_t n, const PatternMax<V>& acc) {
     const Sides<V> pq = SidesOf(di, acc);
     all = hn::Max(all, hn::Max(pq.p, pq.q));

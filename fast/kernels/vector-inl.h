@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "hwy/highway.h"
 
@@ -49,6 +50,19 @@ using HalfI32 = hn::Rebind<int32_t, DF64>;
 
 // Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
 // tail(offset, remaining).
+// f(integral_constant<size_t, V>) with V the vectors per block when a block is 1, 2 or 4 whole
+// vectors of `lanes`, else V = 0 (the body takes bw / lanes at run time): the block loops then
+// find their blocks' first vectors at compile-time positions in the common widths.
+template <class F>
+HWY_INLINE decltype(auto) WithVectorsPerBlock(std::size_t bw, std::size_t lanes, F&& f) {
+  switch (bw % lanes == 0 ? bw / lanes : 0) {
+    case 1: return f(std::integral_constant<std::size_t, 1>());
+    case 2: return f(std::integral_constant<std::size_t, 2>());
+    case 4: return f(std::integral_constant<std::size_t, 4>());
+    default: return f(std::integral_constant<std::size_t, 0>());
+  }
+}
+
 template <class Body, class Tail>
 HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
   std::size_t i = 0;
