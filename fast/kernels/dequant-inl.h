@@ -168,6 +168,14 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
 // c.bits) or the f32 value of minifloat patterns. kKind: 0 = 8-bit integers, 1 = narrower
 // integers, 2 + fmt = a minifloat, as a constant so that the loops of DequantCodesT carry no test
 // of the kind. `bytes`: the N codes, one a lane.
+// The power of two an 8-bit minifloat's pattern, shifted into f32's exponent and mantissa fields
+// as CodeValuesOfBytes shifts it, is multiplied by to give its value (subnormals included).
+template <int kKind>
+constexpr float MiniBias() {
+  static_assert(kKind == 2 + scalar::kE4M3 || kKind == 2 + scalar::kE5M2);
+  return std::bit_cast<float>(static_cast<std::uint32_t>(253 + scalar::kMini[kKind - 2].emin) << 23);
+}
+
 template <int kKind, class DF>
 HWY_INLINE hn::Vec<DF> CodeValuesOfBytes(DF df, hn::Vec<hn::Rebind<std::uint8_t, DF>> bytes, const CodeSpec& c) {
   const hn::Rebind<std::int32_t, DF> di;
@@ -181,8 +189,7 @@ HWY_INLINE hn::Vec<DF> CodeValuesOfBytes(DF df, hn::Vec<hn::Rebind<std::uint8_t,
     constexpr int kM = scalar::kMini[kKind - 2].m;
     const auto v = hn::PromoteTo(di, hn::BitCast(ds8, bytes));
     const auto bits = hn::And(hn::ShiftLeft<23 - kM>(v), hn::Set(di, static_cast<std::int32_t>(0x80000000u | (0x7Fu << (23 - kM)))));
-    const float bias = std::bit_cast<float>(static_cast<std::uint32_t>(253 + scalar::kMini[kKind - 2].emin) << 23);
-    return hn::Mul(hn::BitCast(df, bits), hn::Set(df, bias));
+    return hn::Mul(hn::BitCast(df, bits), hn::Set(df, MiniBias<kKind>()));
   } else {
     const auto raw = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<decltype(di)>(), bytes));
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL

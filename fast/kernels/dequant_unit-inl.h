@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "fast/kernels/dequant-inl.h"
 #include "fast/kernels/dispatch.h"
@@ -151,6 +152,35 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
   (void)even;
   (void)odd;
 #endif
+#if HWY_TARGET == HWY_AVX3_DL
+  // With VBMI the interleave goes before the lookup: vpermb copies byte k of the 64 into dwords 2k
+  // and 2k + 1 of its vector, a shift by 0 or 4 brings the low or high nibble to the bits vpermps
+  // reads: two shuffles a vector against the two-table path's five for two vectors (in L2, a
+  // loop of 64K codes 1.78-1.89 against 2.03-2.10 us).
+  __m512i spread[8];
+  for (int v = 0; v < 8; ++v) {
+    spread[v] = _mm512_add_epi8(_mm512_setr_epi32(0, 0, 0x01010101, 0x01010101, 0x02020202, 0x02020202, 0x03030303,
+                                                  0x03030303, 0x04040404, 0x04040404, 0x05050505, 0x05050505,
+                                                  0x06060606, 0x06060606, 0x07070707, 0x07070707),
+                                _mm512_set1_epi8(static_cast<char>(8 * v)));
+  }
+  const __m512i high_of_odd = _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4);
+  // 8-bit minifloats: vpermb copies byte 16 v + j of the 64 into every byte of lane j of vector v,
+  // and one arithmetic shift takes its top copy to where CodeValuesOfBytes' sign extension and
+  // shift take the byte; the same mask then clears both the sign's copies above and the other
+  // copies below (bit 23 - m and up are the top copy's): no quarter extracted and no sign
+  // extension (a loop of 64K e4m3 codes in L2, 1.92-1.96 against 2.27-2.28 us).
+  __m512i byte_of_lane[4];
+  for (int v = 0; v < 4; ++v) {
+    byte_of_lane[v] = _mm512_add_epi8(_mm512_setr_epi32(0, 0x01010101, 0x02020202, 0x03030303, 0x04040404, 0x05050505,
+                                                  0x06060606, 0x07070707, 0x08080808, 0x09090909, 0x0A0A0A0A,
+                                                  0x0B0B0B0B, 0x0C0C0C0C, 0x0D0D0D0D, 0x0E0E0E0E, 0x0F0F0F0F),
+                                _mm512_set1_epi8(static_cast<char>(16 * v)));
+  }
+  (void)spread;
+  (void)high_of_odd;
+  (void)byte_of_lane;
+#endif
 
   // The C codes of the bytes at src (column col of the unit), whose 4N bytes are in `raw`, into
   // dst.
@@ -165,11 +195,44 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
     };
     if constexpr (!kNibbles) {
       (void)src;
+#if HWY_TARGET == HWY_AVX3_DL
+      if constexpr ((kKind == 2 + scalar::kE4M3 || kKind == 2 + scalar::kE5M2) &&
+                    sizeof(hn::Vec<decltype(df)>().raw) == sizeof(__m512)) {
+        constexpr int kM = scalar::kMini[kKind - 2].m;
+        const __m512i keep = _mm512_set1_epi32(static_cast<int>(0x80000000u | (0x7Fu << (23 - kM))));
+        const __m512 bias = _mm512_set1_ps(MiniBias<kKind>());
+        auto vector = [&](auto kAt) QSCHEME_INLINE_LAMBDA {
+          constexpr std::size_t v = decltype(kAt)::value;
+          const __m512i copies = _mm512_permutexvar_epi8(byte_of_lane[v], raw.raw);
+          const __m512i bits = _mm512_and_si512(_mm512_srai_epi32(copies, 1 + kM), keep);
+          hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_mul_ps(_mm512_castsi512_ps(bits), bias)}, col, v, kTail), df,
+                     dst + v * N);
+        };
+        [&]<std::size_t... kAt>(std::index_sequence<kAt...>) QSCHEME_INLINE_LAMBDA {
+          (vector(std::integral_constant<std::size_t, kAt>()), ...);
+        }(std::make_index_sequence<4>());
+        return;
+      }
+#endif
       quarters([&](auto q, auto kQ) QSCHEME_INLINE_LAMBDA {
         constexpr std::size_t v = decltype(kQ)::value;
         hn::StoreU(scaled(CodeValuesOfBytes<kKind>(df, q, c), col, v, kTail), df, dst + v * N);
       });
     } else {
+#if HWY_TARGET == HWY_AVX3_DL
+      if constexpr (sizeof(values16) == sizeof(hn::Vec<decltype(df)>().raw)) {
+        (void)src;
+        auto vector = [&](auto kAt) QSCHEME_INLINE_LAMBDA {
+          constexpr std::size_t v = decltype(kAt)::value;
+          const __m512i fields = _mm512_srlv_epi32(_mm512_permutexvar_epi8(spread[v], raw.raw), high_of_odd);
+          hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutexvar_ps(fields, values16)}, col, v, kTail), df, dst + v * N);
+        };
+        [&]<std::size_t... kAt>(std::index_sequence<kAt...>) QSCHEME_INLINE_LAMBDA {
+          (vector(std::integral_constant<std::size_t, kAt>()), ...);
+        }(std::make_index_sequence<8>());
+        return;
+      }
+#endif
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
       if constexpr (sizeof(values16) == sizeof(hn::Vec<decltype(df)>().raw)) {
         const hn::Rebind<std::uint32_t, decltype(df)> du;
