@@ -164,10 +164,6 @@ HWY_NOINLINE void DequantRowImpl(const std::int32_t* HWY_RESTRICT c, std::size_t
   });
 }
 
-// Values of one vector of one-byte codes: the signed value of integer fields (sign-extended from
-// c.bits) or the f32 value of minifloat patterns. kKind: 0 = 8-bit integers, 1 = narrower
-// integers, 2 + fmt = a minifloat, as a constant so that the loops of DequantCodesT carry no test
-// of the kind. `bytes`: the N codes, one a lane.
 // The power of two an 8-bit minifloat's pattern, shifted into f32's exponent and mantissa fields
 // as CodeValuesOfBytes shifts it, is multiplied by to give its value (subnormals included).
 template <int kKind>
@@ -176,6 +172,10 @@ constexpr float MiniBias() {
   return std::bit_cast<float>(static_cast<std::uint32_t>(253 + scalar::kMini[kKind - 2].emin) << 23);
 }
 
+// Values of one vector of one-byte codes: the signed value of integer fields (sign-extended from
+// c.bits) or the f32 value of minifloat patterns. kKind: 0 = 8-bit integers, 1 = narrower
+// integers, 2 + fmt = a minifloat, as a constant so that the loops of DequantCodesT carry no test
+// of the kind. `bytes`: the N codes, one a lane.
 template <int kKind, class DF>
 HWY_INLINE hn::Vec<DF> CodeValuesOfBytes(DF df, hn::Vec<hn::Rebind<std::uint8_t, DF>> bytes, const CodeSpec& c) {
   const hn::Rebind<std::int32_t, DF> di;

@@ -48,8 +48,6 @@ using HalfF32 = hn::Rebind<float, DF64>;
 template <class DF64>
 using HalfI32 = hn::Rebind<int32_t, DF64>;
 
-// Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
-// tail(offset, remaining).
 // f(integral_constant<size_t, V>) with V the vectors per block when a block is 1, 2 or 4 whole
 // vectors of `lanes`, else V = 0 (the body takes bw / lanes at run time): the block loops then
 // find their blocks' first vectors at compile-time positions in the common widths.
@@ -63,6 +61,8 @@ HWY_INLINE decltype(auto) WithVectorsPerBlock(std::size_t bw, std::size_t lanes,
   }
 }
 
+// Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
+// tail(offset, remaining).
 template <class Body, class Tail>
 HWY_INLINE void ForEachVector(std::size_t n, std::size_t lanes, Body body, Tail tail) {
   std::size_t i = 0;
