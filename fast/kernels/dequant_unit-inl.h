@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -39,6 +40,25 @@ inline bool BadNibble(int n, const CodeSpec& c) {
   const int v = n >= 8 ? n - 16 : n;
   return v < c.lo || v > c.hi;
 }
+
+// The upper and lower bytes of the upper half of each e2m1 value's f32 pattern, by field (its
+// lower half is zero): two 16-entry byte tables.
+struct Bf16Bytes {
+  alignas(16) std::uint8_t hi[16];
+  alignas(16) std::uint8_t lo[16];
+};
+inline constexpr Bf16Bytes kE2M1Bf16 = [] {
+  constexpr float kValues[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
+                                 -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+  Bf16Bytes t{};
+  for (int n = 0; n < 16; ++n) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(kValues[n]);
+    if ((u & 0xFFFFu) != 0) throw "an e2m1 value needs more than bf16's bits";
+    t.hi[n] = static_cast<std::uint8_t>(u >> 24);
+    t.lo[n] = static_cast<std::uint8_t>(u >> 16);
+  }
+  return t;
+}();
 
 // kKind as CodeValuesOf (0: 8-bit integers, 1: 4-bit integers, 2 + fmt: a minifloat); kNibbles:
 // two codes per byte (c.bits == 4), else one (c.bits == 8).
@@ -244,6 +264,62 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, even, hi)}, col, v, kTail), df, dst + v * N);
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutex2var_ps(lo, odd, hi)}, col, v + 1, kTail), df, dst + (v + 1) * N);
         });
+        return;
+      }
+#endif
+#if HWY_TARGET == HWY_AVX2
+      if constexpr (sizeof(hn::Vec<decltype(df)>().raw) == sizeof(__m256)) {
+        // The step's 32 bytes split into 64 one-byte codes by in-lane unpacks, which leave codes
+        // 0-15 and 32-47 in `a`, 16-31 and 48-63 in `b`; both go to a buffer that each vector's
+        // load-and-widen reads in code order (kAt: where vector v's 8 codes begin). Integers are
+        // sign-extended as bytes, once for 16 codes; e2m1 becomes the upper half of its f32
+        // pattern (bf16, exact for all sixteen values), two bytes from two in-lane tables, widened
+        // by one shift. Against the path below (a buffer of one-byte codes, each vector widened,
+        // shifted twice and converted, or MiniValue's steps) on a Zen 3 without AVX-512: in-cache
+        // dequantize q4_0 0.71-0.76 of the probe against 0.49, mxfp4 0.71-0.73 against 0.30.
+        const __m256i m4 = _mm256_set1_epi8(0x0F);
+        const __m256i lo = _mm256_and_si256(raw.raw, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw.raw, 4), m4);
+        const __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
+        if constexpr (kKind == 1) {
+          constexpr std::size_t kAt[8] = {0, 8, 32, 40, 16, 24, 48, 56};
+          const __m256i e8 = _mm256_set1_epi8(8);
+          HWY_ALIGN std::int8_t sx[64];
+          _mm256_store_si256(reinterpret_cast<__m256i*>(sx), _mm256_sub_epi8(_mm256_xor_si256(a, e8), e8));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(sx + 32), _mm256_sub_epi8(_mm256_xor_si256(b, e8), e8));
+          auto vector = [&](auto kV8) QSCHEME_INLINE_LAMBDA {
+            constexpr std::size_t v = decltype(kV8)::value;
+            const __m256i w = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sx + kAt[v])));
+            hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm256_cvtepi32_ps(w)}, col, v, kTail), df, dst + v * N);
+          };
+          [&]<std::size_t... kV8>(std::index_sequence<kV8...>) QSCHEME_INLINE_LAMBDA {
+            (vector(std::integral_constant<std::size_t, kV8>()), ...);
+          }(std::make_index_sequence<8>());
+        } else {
+          static_assert(kKind == 2 + scalar::kE2M1);
+          // Two bytes a code: a's codes take bf[0, 64), in the order 0-7, 32-39, 8-15, 40-47 (the
+          // unpacks are in-lane again); b's codes bf[64, 128), 16 more each.
+          constexpr std::size_t kAt[8] = {0, 32, 64, 96, 16, 48, 80, 112};
+          const __m256i th = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kE2M1Bf16.hi)));
+          const __m256i tl = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kE2M1Bf16.lo)));
+          HWY_ALIGN std::uint8_t bf[128];
+          auto words = [&](__m256i codes, std::uint8_t* at) QSCHEME_INLINE_LAMBDA {
+            const __m256i h = _mm256_shuffle_epi8(th, codes), l = _mm256_shuffle_epi8(tl, codes);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(at), _mm256_unpacklo_epi8(l, h));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(at + 32), _mm256_unpackhi_epi8(l, h));
+          };
+          words(a, bf);
+          words(b, bf + 64);
+          auto vector = [&](auto kV8) QSCHEME_INLINE_LAMBDA {
+            constexpr std::size_t v = decltype(kV8)::value;
+            const __m256i w = _mm256_cvtepu16_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(bf + kAt[v])));
+            hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm256_castsi256_ps(_mm256_slli_epi32(w, 16))}, col, v, kTail), df,
+                       dst + v * N);
+          };
+          [&]<std::size_t... kV8>(std::index_sequence<kV8...>) QSCHEME_INLINE_LAMBDA {
+            (vector(std::integral_constant<std::size_t, kV8>()), ...);
+          }(std::make_index_sequence<8>());
+        }
         return;
       }
 #endif
