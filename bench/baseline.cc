@@ -25,27 +25,44 @@ QSCHEME_BASELINE_CLONES void baseline_read4_write1_range(const float* x, std::ui
   }
 }
 
-// GCC's vector types, so that each clone runs vectors of 16 lanes (the default one as four SSE
-// registers): the plain-loop form of this does not vectorize (a float max reduction, a rounding
-// call).
+// GCC's vector types: the plain-loop form of this does not vectorize (a float max reduction, a
+// rounding call). One body of L lanes: 16 where AVX-512 runs them in one register, else 8, two
+// halves of an SSE register pair on the baseline build. The AVX2 build of 16 lanes ran at 0.035 of
+// the in-cache probe: GCC splits its cross-half shuffles and the sixteen block maxima no longer
+// fit the sixteen ymm registers.
+// (Plain typedefs: GCC 12 drops vector_size from an alias template, and takes no
+// __builtin_shufflevector of a template-dependent type.)
 typedef float V16f __attribute__((vector_size(64)));
 typedef std::int32_t V16i __attribute__((vector_size(64)));
 typedef std::int8_t V16b __attribute__((vector_size(16)));
+typedef float V8f __attribute__((vector_size(32)));
+typedef std::int32_t V8i __attribute__((vector_size(32)));
+typedef std::int8_t V8b __attribute__((vector_size(8)));
+template <int L>
+struct Lanes;
+template <>
+struct Lanes<16> {
+  using F = V16f;
+  using I = V16i;
+  using B = V16b;
+};
+template <>
+struct Lanes<8> {
+  using F = V8f;
+  using I = V8i;
+  using B = V8b;
+};
+template <int L>
+using VecF = typename Lanes<L>::F;
+template <int L>
+using VecI = typename Lanes<L>::I;
+template <int L>
+using VecB = typename Lanes<L>::B;
 
-QSCHEME_BASELINE_CLONES void baseline_inexact_q8_0_range(const float* x, std::int8_t* codes, float* scales,
-                                                         std::size_t n) {
-  // (No lambda takes or returns these vectors: the default clone would pass them by a non-AVX ABI.)
-  const V16i abs_mask = V16i{} + 0x7FFFFFFF;
-  for (std::size_t i = 0; i + 512 <= n; i += 512) {
-    V16f m[16];
-    for (int b = 0; b < 16; ++b) {
-      V16i u, v;
-      std::memcpy(&u, x + i + 32 * b, sizeof u);
-      std::memcpy(&v, x + i + 32 * b + 16, sizeof v);
-      const V16f a = reinterpret_cast<V16f>(u & abs_mask), c = reinterpret_cast<V16f>(v & abs_mask);
-      m[b] = a > c ? a : c;
-    }
-    // The sixteen blocks' maxima into one vector by halving: lane j ends with block j's.
+// Lane j of out gets m[j]'s largest lane: L vectors reduced by halving, each level
+// pairing vector b with b + L/2 and keeping the larger of the lanes it interleaves.
+[[gnu::always_inline]] inline void lane_maxima(V16f (&m)[16], V16f& out) {
+  {
     V16f l1[8], l2[4], l3[2];
     for (int b = 0; b < 8; ++b) {
       const V16f lo = __builtin_shufflevector(m[b], m[b + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
@@ -64,22 +81,91 @@ QSCHEME_BASELINE_CLONES void baseline_inexact_q8_0_range(const float* x, std::in
     }
     const V16f lo = __builtin_shufflevector(l3[0], l3[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
     const V16f hi = __builtin_shufflevector(l3[0], l3[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    const V16f amax = lo > hi ? lo : hi;
-    const V16f d = amax / 127.0f;
-    const V16f id = reinterpret_cast<V16f>(reinterpret_cast<V16i>(127.0f / amax) & (amax > 0.0f));
+    out = lo > hi ? lo : hi;
+  }
+}
+
+[[gnu::always_inline]] inline void lane_maxima(V8f (&m)[8], V8f& out) {
+  {
+    V8f l1[4], l2[2];
+    for (int b = 0; b < 4; ++b) {
+      const V8f lo = __builtin_shufflevector(m[b], m[b + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      const V8f hi = __builtin_shufflevector(m[b], m[b + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+      l1[b] = lo > hi ? lo : hi;
+    }
+    for (int b = 0; b < 2; ++b) {
+      const V8f lo = __builtin_shufflevector(l1[b], l1[b + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      const V8f hi = __builtin_shufflevector(l1[b], l1[b + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      l2[b] = lo > hi ? lo : hi;
+    }
+    const V8f lo = __builtin_shufflevector(l2[0], l2[1], 0, 8, 2, 10, 4, 12, 6, 14);
+    const V8f hi = __builtin_shufflevector(l2[0], l2[1], 1, 9, 3, 11, 5, 13, 7, 15);
+    out = lo > hi ? lo : hi;
+  }
+}
+
+// The low byte of each lane. On 8 lanes a byte shuffle: GCC's conversion there went through
+// general registers a byte at a time.
+[[gnu::always_inline]] inline void narrow(const V16i& r, V16b& c) { c = __builtin_convertvector(r, V16b); }
+[[gnu::always_inline]] inline void narrow(const V8i& r, V8b& c) {
+  typedef std::int8_t V32b __attribute__((vector_size(32)));
+  const V32b bytes = reinterpret_cast<V32b>(r);
+  c = __builtin_shufflevector(bytes, bytes, 0, 4, 8, 12, 16, 20, 24, 28);
+}
+
+// L blocks of 32 at a time (n a multiple of 32 L). No lambda takes or returns these vectors: the
+// baseline build would pass them by a non-AVX ABI (so lane_maxima gives its result by reference).
+template <int L>
+[[gnu::always_inline]] inline void inexact_q8_0(const float* x, std::int8_t* codes, float* scales, std::size_t n) {
+  constexpr int kPer = 32 / L;  // vectors a block
+  const VecI<L> abs_mask = VecI<L>{} + 0x7FFFFFFF;
+  for (std::size_t i = 0; i + 32 * L <= n; i += 32 * L) {
+    VecF<L> m[L];
+    for (int b = 0; b < L; ++b) {
+      for (int k = 0; k < kPer; ++k) {
+        VecI<L> u;
+        std::memcpy(&u, x + i + 32 * b + L * k, sizeof u);
+        const VecF<L> a = reinterpret_cast<VecF<L>>(u & abs_mask);
+        m[b] = k == 0 || a > m[b] ? a : m[b];
+      }
+    }
+    VecF<L> amax;
+    lane_maxima(m, amax);
+    const VecF<L> d = amax / 127.0f;
+    const VecF<L> id = reinterpret_cast<VecF<L>>(reinterpret_cast<VecI<L>>(127.0f / amax) & (amax > 0.0f));
     std::memcpy(scales + i / 32, &d, sizeof d);
-    for (int b = 0; b < 16; ++b) {
-      const V16f s = V16f{} + id[b];
-      for (int h = 0; h < 2; ++h) {
-        V16f v;
-        std::memcpy(&v, x + i + 32 * b + 16 * h, sizeof v);
+    for (int b = 0; b < L; ++b) {
+      const VecF<L> s = VecF<L>{} + id[b];
+      for (int k = 0; k < kPer; ++k) {
+        VecF<L> v;
+        std::memcpy(&v, x + i + 32 * b + L * k, sizeof v);
         // + 1.5 2^23 rounds to the nearest integer (ties to even) for |x s| <= 2^22.
-        const V16f r = v * s + 12582912.0f;
-        const V16b c = __builtin_convertvector(reinterpret_cast<V16i>(r) - 0x4B400000, V16b);
-        std::memcpy(codes + i + 32 * b + 16 * h, &c, sizeof c);
+        const VecF<L> r = v * s + 12582912.0f;
+        VecB<L> c;
+        narrow(reinterpret_cast<VecI<L>>(r) - 0x4B400000, c);
+        std::memcpy(codes + i + 32 * b + L * k, &c, sizeof c);
       }
     }
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("arch=x86-64-v4"))) void inexact_q8_0_v4(const float* x, std::int8_t* codes, float* scales,
+                                                                std::size_t n) {
+  inexact_q8_0<16>(x, codes, scales, n);
+}
+__attribute__((target("arch=x86-64-v3"))) void inexact_q8_0_v3(const float* x, std::int8_t* codes, float* scales,
+                                                                std::size_t n) {
+  inexact_q8_0<8>(x, codes, scales, n);
+}
+#endif
+
+void baseline_inexact_q8_0_range(const float* x, std::int8_t* codes, float* scales, std::size_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("x86-64-v4")) return inexact_q8_0_v4(x, codes, scales, n);
+  if (__builtin_cpu_supports("x86-64-v3")) return inexact_q8_0_v3(x, codes, scales, n);
+#endif
+  inexact_q8_0<8>(x, codes, scales, n);
 }
 
 QSCHEME_BASELINE_CLONES std::uint32_t baseline_max_bits_range(const float* x, std::size_t n) {

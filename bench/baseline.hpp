@@ -245,7 +245,7 @@ inline void probe_in_cache(Direction d, const float* x, std::uint8_t* q, const s
 }
 
 // The arithmetic of a q8_0 quantizer with nothing exact and nothing checked, in whole groups of
-// 16 blocks of 32 (n a multiple of 512): per block the largest |x|, the f32 multiplier 127 / amax
+// 16 blocks of 32 on AVX-512 machines, 8 elsewhere (n a multiple of 512): per block the largest |x|, the f32 multiplier 127 / amax
 // (0 for an all-zero block), codes x * multiplier rounded to nearest by adding 1.5 2^23, narrowed
 // to bytes; the scale amax / 127 as f32. Timed in cache beside the in-cache quantize rows: how
 // near a calibrating quantizer gets to the probe when exactness and checks cost nothing.
