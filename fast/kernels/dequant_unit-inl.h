@@ -14,9 +14,9 @@
 #define QSCHEME_FAST_KERNELS_DEQUANT_UNIT_INL_H_
 #endif
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <bit>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -238,9 +238,9 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
 #if HWY_TARGET == HWY_AVX2
       if constexpr (sizeof(hn::Vec<decltype(df)>().raw) == sizeof(__m256)) {
         // On AVX2 each vector loads its 8 bytes again, widened in the load (vpmovsxbd from
-        // memory): taking them from the step's register cost an extract or a shuffle each, and an
-        // e4m3 loop of 64K codes in L2 ran 9.4 against 6.6-6.9 us on Zen 3 (in-cache dequantize mxfp8
-        // 0.70 -> 0.87-0.96 of the probe, q8_0 7.0-8.1 -> 5.2-7.0 us a call).
+        // memory): taking them from the step's register cost an extract or a shuffle each. On a
+        // Zen 3, in-cache dequantize mxfp8 0.85-0.95 of the probe against 0.69-0.70, q8_0
+        // 1.12-1.13 against 0.96-0.98 (docs/PERFORMANCE.md, sitting R).
         auto vector = [&](auto kAt) QSCHEME_INLINE_LAMBDA {
           constexpr std::size_t v = decltype(kAt)::value;
           hn::StoreU(scaled(CodeValuesOf<kKind>(df, src + v * N, c), col, v, kTail), df, dst + v * N);
@@ -292,7 +292,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
         // pattern (bf16, exact for all sixteen values), two bytes from two in-lane tables, widened
         // by one shift. Against the path below (a buffer of one-byte codes, each vector widened,
         // shifted twice and converted, or MiniValue's steps) on a Zen 3 without AVX-512: in-cache
-        // dequantize q4_0 0.71-0.76 of the probe against 0.49, mxfp4 0.71-0.73 against 0.30.
+        // dequantize q4_0 0.76 of the probe against 0.53-0.54, mxfp4 0.73 against 0.25-0.26.
         const __m256i m4 = _mm256_set1_epi8(0x0F);
         const __m256i lo = _mm256_and_si256(raw.raw, m4);
         const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw.raw, 4), m4);
