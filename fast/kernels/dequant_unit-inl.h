@@ -229,9 +229,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_mul_ps(_mm512_castsi512_ps(bits), bias)}, col, v, kTail), df,
                      dst + v * N);
         };
-        [&]<std::size_t... kAt>(std::index_sequence<kAt...>) QSCHEME_INLINE_LAMBDA {
-          (vector(std::integral_constant<std::size_t, kAt>()), ...);
-        }(std::make_index_sequence<4>());
+        ForEachIndex<4>(vector);
         return;
       }
 #endif
@@ -245,9 +243,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
           constexpr std::size_t v = decltype(kAt)::value;
           hn::StoreU(scaled(CodeValuesOf<kKind>(df, src + v * N, c), col, v, kTail), df, dst + v * N);
         };
-        [&]<std::size_t... kAt>(std::index_sequence<kAt...>) QSCHEME_INLINE_LAMBDA {
-          (vector(std::integral_constant<std::size_t, kAt>()), ...);
-        }(std::make_index_sequence<4>());
+        ForEachIndex<4>(vector);
         return;
       }
 #endif
@@ -263,9 +259,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
           const __m512i fields = _mm512_srlv_epi32(_mm512_permutexvar_epi8(spread[v], raw.raw), high_of_odd);
           hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm512_permutexvar_ps(fields, values16)}, col, v, kTail), df, dst + v * N);
         };
-        [&]<std::size_t... kAt>(std::index_sequence<kAt...>) QSCHEME_INLINE_LAMBDA {
-          (vector(std::integral_constant<std::size_t, kAt>()), ...);
-        }(std::make_index_sequence<8>());
+        ForEachIndex<8>(vector);
         return;
       }
 #endif
@@ -308,9 +302,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
             const __m256i w = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sx + kAt[v])));
             hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm256_cvtepi32_ps(w)}, col, v, kTail), df, dst + v * N);
           };
-          [&]<std::size_t... kV8>(std::index_sequence<kV8...>) QSCHEME_INLINE_LAMBDA {
-            (vector(std::integral_constant<std::size_t, kV8>()), ...);
-          }(std::make_index_sequence<8>());
+          ForEachIndex<8>(vector);
         } else {
           static_assert(kKind == 2 + scalar::kE2M1);
           // Two bytes a code: a's codes take bf[0, 64), in the order 0-7, 32-39, 8-15, 40-47 (the
@@ -332,9 +324,7 @@ HWY_INLINE bool DequantUnitT(const std::uint8_t* HWY_RESTRICT bytes, std::size_t
             hn::StoreU(scaled(hn::Vec<decltype(df)>{_mm256_castsi256_ps(_mm256_slli_epi32(w, 16))}, col, v, kTail), df,
                        dst + v * N);
           };
-          [&]<std::size_t... kV8>(std::index_sequence<kV8...>) QSCHEME_INLINE_LAMBDA {
-            (vector(std::integral_constant<std::size_t, kV8>()), ...);
-          }(std::make_index_sequence<8>());
+          ForEachIndex<8>(vector);
         }
         return;
       }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "hwy/highway.h"
 
@@ -59,6 +60,15 @@ HWY_INLINE decltype(auto) WithVectorsPerBlock(std::size_t bw, std::size_t lanes,
     case 4: return f(std::integral_constant<std::size_t, 4>());
     default: return f(std::integral_constant<std::size_t, 0>());
   }
+}
+
+// f(integral_constant<size_t, i>) for i = 0, 1, ..., K - 1 in that order: the vectors of an
+// unrolled step, each at a compile-time position.
+template <std::size_t K, class F>
+HWY_INLINE void ForEachIndex(F&& f) {
+  [&]<std::size_t... kI>(std::index_sequence<kI...>) QSCHEME_INLINE_LAMBDA {
+    (f(std::integral_constant<std::size_t, kI>()), ...);
+  }(std::make_index_sequence<K>());
 }
 
 // Runs body(offset, count_is_full) over [0, n) in steps of `lanes`, handing the tail to
