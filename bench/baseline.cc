@@ -62,46 +62,42 @@ using VecB = typename Lanes<L>::B;
 // Lane j of out gets m[j]'s largest lane: L vectors reduced by halving, each level
 // pairing vector b with b + L/2 and keeping the larger of the lanes it interleaves.
 [[gnu::always_inline]] inline void lane_maxima(V16f (&m)[16], V16f& out) {
-  {
-    V16f l1[8], l2[4], l3[2];
-    for (int b = 0; b < 8; ++b) {
-      const V16f lo = __builtin_shufflevector(m[b], m[b + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-      const V16f hi = __builtin_shufflevector(m[b], m[b + 8], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-      l1[b] = lo > hi ? lo : hi;
-    }
-    for (int b = 0; b < 4; ++b) {
-      const V16f lo = __builtin_shufflevector(l1[b], l1[b + 4], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-      const V16f hi = __builtin_shufflevector(l1[b], l1[b + 4], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-      l2[b] = lo > hi ? lo : hi;
-    }
-    for (int b = 0; b < 2; ++b) {
-      const V16f lo = __builtin_shufflevector(l2[b], l2[b + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-      const V16f hi = __builtin_shufflevector(l2[b], l2[b + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-      l3[b] = lo > hi ? lo : hi;
-    }
-    const V16f lo = __builtin_shufflevector(l3[0], l3[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-    const V16f hi = __builtin_shufflevector(l3[0], l3[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    out = lo > hi ? lo : hi;
+  V16f l1[8], l2[4], l3[2];
+  for (int b = 0; b < 8; ++b) {
+    const V16f lo = __builtin_shufflevector(m[b], m[b + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const V16f hi = __builtin_shufflevector(m[b], m[b + 8], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    l1[b] = lo > hi ? lo : hi;
   }
+  for (int b = 0; b < 4; ++b) {
+    const V16f lo = __builtin_shufflevector(l1[b], l1[b + 4], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const V16f hi = __builtin_shufflevector(l1[b], l1[b + 4], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    l2[b] = lo > hi ? lo : hi;
+  }
+  for (int b = 0; b < 2; ++b) {
+    const V16f lo = __builtin_shufflevector(l2[b], l2[b + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+    const V16f hi = __builtin_shufflevector(l2[b], l2[b + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    l3[b] = lo > hi ? lo : hi;
+  }
+  const V16f lo = __builtin_shufflevector(l3[0], l3[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+  const V16f hi = __builtin_shufflevector(l3[0], l3[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+  out = lo > hi ? lo : hi;
 }
 
 [[gnu::always_inline]] inline void lane_maxima(V8f (&m)[8], V8f& out) {
-  {
-    V8f l1[4], l2[2];
-    for (int b = 0; b < 4; ++b) {
-      const V8f lo = __builtin_shufflevector(m[b], m[b + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-      const V8f hi = __builtin_shufflevector(m[b], m[b + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-      l1[b] = lo > hi ? lo : hi;
-    }
-    for (int b = 0; b < 2; ++b) {
-      const V8f lo = __builtin_shufflevector(l1[b], l1[b + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-      const V8f hi = __builtin_shufflevector(l1[b], l1[b + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-      l2[b] = lo > hi ? lo : hi;
-    }
-    const V8f lo = __builtin_shufflevector(l2[0], l2[1], 0, 8, 2, 10, 4, 12, 6, 14);
-    const V8f hi = __builtin_shufflevector(l2[0], l2[1], 1, 9, 3, 11, 5, 13, 7, 15);
-    out = lo > hi ? lo : hi;
+  V8f l1[4], l2[2];
+  for (int b = 0; b < 4; ++b) {
+    const V8f lo = __builtin_shufflevector(m[b], m[b + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    const V8f hi = __builtin_shufflevector(m[b], m[b + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    l1[b] = lo > hi ? lo : hi;
   }
+  for (int b = 0; b < 2; ++b) {
+    const V8f lo = __builtin_shufflevector(l1[b], l1[b + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    const V8f hi = __builtin_shufflevector(l1[b], l1[b + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    l2[b] = lo > hi ? lo : hi;
+  }
+  const V8f lo = __builtin_shufflevector(l2[0], l2[1], 0, 8, 2, 10, 4, 12, 6, 14);
+  const V8f hi = __builtin_shufflevector(l2[0], l2[1], 1, 9, 3, 11, 5, 13, 7, 15);
+  out = lo > hi ? lo : hi;
 }
 
 // The low byte of each lane. On 8 lanes a byte shuffle: GCC's conversion there went through
